@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Differences between the kernels gpsphc supports (6.1 .. 6.12), kept in
+ * one place and force-included by Kbuild so the driver reads as upstream
+ * code. Feature tests first, LINUX_VERSION_CODE only where no symbol to
+ * test for exists.
+ */
+#ifndef _GPSPHC_COMPAT_H
+#define _GPSPHC_COMPAT_H
+
+#include <linux/version.h>
+#include <linux/types.h>
+
+/*
+ * v6.6 ("tty: make tty_ldisc_ops::*buf*() hooks operate on size_t",
+ * "tty: use u8 for flags") changed the types of the ldisc receive hooks.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+typedef u8 gpsphc_rx_char_t;
+typedef u8 gpsphc_rx_flag_t;
+typedef size_t gpsphc_rx_count_t;
+typedef size_t gpsphc_rx2_ret_t;
+#else
+typedef unsigned char gpsphc_rx_char_t;
+typedef char gpsphc_rx_flag_t;
+typedef int gpsphc_rx_count_t;
+typedef int gpsphc_rx2_ret_t;
+#endif
+
+#endif /* _GPSPHC_COMPAT_H */

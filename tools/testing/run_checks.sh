@@ -1,0 +1,59 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs every gpsphc test and ends with the line "N passed, N failed, N
+# skipped". Host tests first (pure code, fast), then the kernel style and
+# static checks, then each Debian kernel in a QEMU guest. Each TAP result
+# line counts once, prefixed with where it ran; exits non-zero on any
+# failure.
+set -u
+
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+CACHE=${GPSPHC_CACHE:-/var/cache/gpsphc}
+VM_TIMEOUT=${VM_TIMEOUT:-900}
+results=$(mktemp)
+trap 'rm -f "$results"' EXIT
+
+# tally WHERE: read TAP on stdin, echo it with WHERE prefixed to results.
+tally() {
+	sed -n "s/^\(ok\|not ok\) \(.*\)/\1 [$1] \2/p" | tee -a "$results"
+}
+
+# step WHERE CMD...: run CMD; its TAP is counted, and a command that fails
+# without printing a failure of its own becomes one failed test.
+step() {
+	where=$1; shift
+	out=$(mktemp)
+	"$@" >"$out" 2>&1
+	rc=$?
+	grep -v '^\(ok\|not ok\) ' "$out" | sed -n '/^# \|error\|Error\|warning\|FAIL/p' | head -n 40
+	tally "$where" <"$out"
+	if [ $rc -ne 0 ] && ! grep -q '^not ok ' "$out"; then
+		echo "not ok [$where] $* exited with status $rc" | tee -a "$results"
+		tail -n 30 "$out"
+	fi
+	rm -f "$out"
+}
+
+start=$(date +%s)
+for dir in userspace tools/testing/host; do
+	[ -f "$TOP/$dir/Makefile" ] && step "host:$dir" make -s -C "$TOP/$dir" check
+done
+step lint sh "$TOP/tools/testing/vm/lint.sh" all
+
+for kver in $(sed -n 's/^KVER_[0-9]* := //p' "$CACHE/kernels.mk"); do
+	if sh "$TOP/tools/testing/vm/build.sh" "$kver" >"$CACHE/build-$kver.log" 2>&1; then
+		echo "ok [$kver] build gpsphc.ko and the test initramfs" | tee -a "$results"
+		step "$kver" sh "$TOP/tools/testing/vm/run.sh" "$kver" check "$VM_TIMEOUT"
+	else
+		echo "not ok [$kver] build gpsphc.ko and the test initramfs" | tee -a "$results"
+		tail -n 30 "$CACHE/build-$kver.log"
+	fi
+done
+
+echo "# total time $(( $(date +%s) - start )) s"
+awk '
+	/^not ok / { if ($0 ~ /# TODO/) skip++; else fail++; next }
+	/^ok / { if ($0 ~ /# SKIP/) skip++; else pass++ }
+	END { printf "%d passed, %d failed, %d skipped\n", pass, fail, skip; exit(fail > 0) }
+' "$results"

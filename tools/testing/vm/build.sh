@@ -1,0 +1,85 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# build.sh KVER: build gpsphc.ko and the fake UART for one Debian kernel,
+# and the initramfs that boots it with every test inside.
+# Output: tools/testing/vm/build/KVER/initramfs.cpio.gz
+#
+# Kernel code must build without a single warning (W=1 for our files):
+# any compiler warning fails the build.
+set -eu
+
+KVER=$1
+TOP=$(cd "$(dirname "$0")/../../.." && pwd)
+CACHE=${GPSPHC_CACHE:-/var/cache/gpsphc}
+OUT=$TOP/tools/testing/vm/build/$KVER
+KDIR=/lib/modules/$KVER/build
+STAGE=$OUT/root
+
+die() { echo "build.sh: $*" >&2; exit 1; }
+[ -d "$KDIR" ] || die "no headers for $KVER in $KDIR: run 'make deps'"
+[ -s "$CACHE/vmlinuz-$KVER" ] || die "no kernel image $CACHE/vmlinuz-$KVER: run 'make deps'"
+
+# kbuild_module NAME SRC...: copy sources into a private directory so the
+# two kernels' builds never share objects, then build warning-free.
+kbuild_module() {
+	name=$1; shift
+	dir=$OUT/$name
+	rm -rf "$dir"; mkdir -p "$dir"
+	cp -r "$@" "$dir/"
+	log=$dir/build.log
+	if ! make -s -C "$KDIR" M="$dir" W=1 CONFIG_DEBUG_INFO_BTF_MODULES= modules >"$log" 2>&1; then
+		cat "$log" >&2
+		die "building $name.ko for $KVER failed"
+	fi
+	if grep -q 'warning:' "$log"; then
+		cat "$log" >&2
+		die "$name.ko has compiler warnings against $KVER"
+	fi
+}
+
+kbuild_module gpsphc "$TOP/Kbuild" "$TOP/kmod"
+[ -d "$TOP/tools/testing/gpsphc_sim" ] &&
+	kbuild_module gpsphc_sim "$TOP"/tools/testing/gpsphc_sim/*.c "$TOP"/tools/testing/gpsphc_sim/Kbuild
+
+# Userspace programs are the same for both kernels; build them once.
+USR=$TOP/tools/testing/vm/build/user
+mkdir -p "$USR"
+make -s -C "$TOP/tools/testing/selftests/gpsphc" OUTPUT="$USR/selftests" >&2 ||
+	die "building the selftests failed"
+GPSPHCD=
+if [ -f "$TOP/userspace/Makefile" ]; then
+	make -s -C "$TOP/userspace" >&2 || die "building gpsphcd failed"
+	[ -x "$TOP/userspace/build/gpsphcd" ] && GPSPHCD=$TOP/userspace/build/gpsphcd
+fi
+
+rm -rf "$STAGE"
+mkdir -p "$STAGE/bin" "$STAGE/sbin" "$STAGE/lib/gpsphc" "$STAGE/tests" \
+	"$STAGE/proc" "$STAGE/sys" "$STAGE/dev" "$STAGE/tmp" "$STAGE/etc" \
+	"$STAGE/run" "$STAGE/var/lib/gpsphc"
+cp /bin/busybox "$STAGE/bin/busybox"
+cp "$OUT/gpsphc/gpsphc.ko" "$STAGE/lib/gpsphc/"
+[ -f "$OUT/gpsphc_sim/gpsphc_sim.ko" ] && cp "$OUT/gpsphc_sim/gpsphc_sim.ko" "$STAGE/lib/gpsphc/"
+install -m 0755 "$TOP/tools/testing/vm/guest/init" "$STAGE/init"
+cp "$TOP"/tools/testing/vm/guest/*.sh "$STAGE/tests/"
+cp -r "$USR/selftests/." "$STAGE/tests/"
+printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$STAGE/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' >"$STAGE/etc/group"
+echo "$KVER" >"$STAGE/etc/kver"
+
+# Programs with their shared libraries, found with ldd.
+progs="/usr/sbin/phc2sys /usr/sbin/phc_ctl /usr/sbin/ts2phc /usr/sbin/ptp4l /usr/sbin/pmc"
+[ -n "$GPSPHCD" ] && { cp "$GPSPHCD" "$STAGE/sbin/gpsphcd"; progs="$progs $STAGE/sbin/gpsphcd"; }
+for p in $progs; do
+	case $p in "$STAGE"/*) ;; *) cp "$p" "$STAGE/sbin/" ;; esac
+done
+for f in $progs "$STAGE"/tests/*; do
+	[ -f "$f" ] && [ -x "$f" ] || continue
+	ldd "$f" 2>/dev/null | grep -o '/[^ ]*' || true
+done | sort -u | while read -r lib; do
+	mkdir -p "$STAGE$(dirname "$lib")"
+	cp -L "$lib" "$STAGE$lib"
+done
+
+(cd "$STAGE" && find . | cpio -o -H newc --quiet | gzip -1) >"$OUT/initramfs.cpio.gz.tmp"
+mv "$OUT/initramfs.cpio.gz.tmp" "$OUT/initramfs.cpio.gz"

@@ -1,0 +1,18 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs every test program listed in /tests/run.list inside the VM and
+# passes their TAP output through. A program that dies without reporting
+# a failure of its own is reported as one failed test, so a crash is
+# never silent.
+cd /tests || exit 1
+for t in $(cat run.list); do
+	echo "# ---- $t"
+	out=/tmp/$t.out
+	timeout 300 ./"$t" >"$out" 2>&1
+	rc=$?
+	cat "$out"
+	if [ $rc -ne 0 ] && ! grep -q '^not ok' "$out"; then
+		echo "not ok $t: exited with status $rc without reporting a failure"
+	fi
+done
