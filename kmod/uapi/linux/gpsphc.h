@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * gpsphc: generic netlink interface between the gpsphc line discipline and
+ * its userspace helper (gpsphcd). Documentation/netlink/specs/gpsphc.yaml
+ * describes the same family in YNL form; the two must agree.
+ *
+ * Family GPSPHC_GENL_NAME ("gpsphc"), version GPSPHC_GENL_VERSION, one
+ * multicast group GPSPHC_MCGRP_EVENTS ("events"). All times are
+ * nanoseconds: "raw" on CLOCK_MONOTONIC_RAW, "real" on CLOCK_REALTIME
+ * (since 1970), both read from one ktime_get_snapshot().
+ *
+ * GPSPHC_CMD_DEV_GET
+ * ------------------
+ * Do: the request holds one of
+ *
+ *    GPSPHC_A_DEV_ID: NLA_U32
+ *    GPSPHC_A_DEV_TTY: NLA_NUL_STRING, e.g. "ttyS0"
+ *
+ * and the reply describes that device. Dump (NLM_F_DUMP, no attributes):
+ * one message per attached tty. Each reply holds:
+ *
+ *    GPSPHC_A_DEV_ID: NLA_U32, as in /sys/class/gpsphc/gpsphc<id>
+ *    GPSPHC_A_DEV_TTY: NLA_NUL_STRING
+ *    GPSPHC_A_DEV_PPS_INDEX: NLA_U32, N of /dev/ppsN
+ *    GPSPHC_A_DEV_EDGE: NLA_U32, enum gpsphc_edge: the on-time edge
+ *    GPSPHC_A_DEV_STATS: NLA_NESTED
+ *        GPSPHC_A_STATS_*: NLA_U64 counters (see enum gpsphc_stats_attrs)
+ *
+ * GPSPHC_CMD_DEV_SET (needs CAP_NET_ADMIN)
+ * ----------------------------------------
+ * Request: GPSPHC_A_DEV_ID (required) and any of:
+ *
+ *    GPSPHC_A_DEV_EDGE: NLA_U32, enum gpsphc_edge
+ *
+ * Nothing is changed unless every attribute is valid.
+ *
+ * GPSPHC_CMD_PPS_NTF (multicast, group "events")
+ * ----------------------------------------------
+ * One per DCD edge, in the order the edges happened:
+ *
+ *    GPSPHC_A_DEV_ID: NLA_U32
+ *    GPSPHC_A_DEV_PPS: NLA_NESTED
+ *        GPSPHC_A_PPS_SEQ: NLA_U32, per device, +1 per edge (both kinds)
+ *        GPSPHC_A_PPS_RAW_NS: NLA_U64, taken first thing in dcd_change
+ *        GPSPHC_A_PPS_REAL_NS: NLA_U64, same snapshot
+ *        GPSPHC_A_PPS_EDGE: NLA_U32, enum gpsphc_edge: rising or falling
+ *        GPSPHC_A_PPS_ASSERT: NLA_FLAG, present if this is the on-time edge
+ *
+ * GPSPHC_CMD_SENTENCE_NTF (multicast, group "events")
+ * ---------------------------------------------------
+ * One per complete sentence the framer found (bad checksums included, so
+ * a capture shows them; consumers must check GPSPHC_A_SENT_CSUM):
+ *
+ *    GPSPHC_A_DEV_ID: NLA_U32
+ *    GPSPHC_A_DEV_SENTENCE: NLA_NESTED
+ *        GPSPHC_A_SENT_SEQ: NLA_U32, per device, +1 per sentence
+ *        GPSPHC_A_SENT_RAW_NS: NLA_U64, arrival of the '$' or '!' byte
+ *        GPSPHC_A_SENT_REAL_NS: NLA_U64, same instant on CLOCK_REALTIME
+ *        GPSPHC_A_SENT_DATA: NLA_BINARY, from '$'/'!' up to (not
+ *            including) CR LF; at most GPSPHC_SENTENCE_MAX bytes
+ *        GPSPHC_A_SENT_CSUM: NLA_U32, enum gpsphc_csum
+ *
+ * The start-byte timestamp comes from the tty receive path, which runs in
+ * the flip-buffer worker after the UART interrupt: it is millisecond-grade,
+ * good for telling which edge a sentence belongs to, not for timing.
+ *
+ * Every rejected request carries an extended-ack message saying why.
+ */
+#ifndef _UAPI_LINUX_GPSPHC_H
+#define _UAPI_LINUX_GPSPHC_H
+
+#define GPSPHC_GENL_NAME	"gpsphc"
+#define GPSPHC_GENL_VERSION	1
+#define GPSPHC_MCGRP_EVENTS	"events"
+
+/* Longest sentence delivered, '$' to checksum, without CR LF. */
+#define GPSPHC_SENTENCE_MAX	160
+
+enum gpsphc_edge {
+	GPSPHC_EDGE_RISING = 1,
+	GPSPHC_EDGE_FALLING,
+
+	/* private: */
+	__GPSPHC_EDGE_MAX,
+	GPSPHC_EDGE_MAX = __GPSPHC_EDGE_MAX - 1
+};
+
+enum gpsphc_csum {
+	GPSPHC_CSUM_OK = 1,	/* "*hh" present and right */
+	GPSPHC_CSUM_MISSING,	/* no "*hh" */
+	GPSPHC_CSUM_BAD,	/* "*hh" present and wrong */
+
+	/* private: */
+	__GPSPHC_CSUM_MAX,
+	GPSPHC_CSUM_MAX = __GPSPHC_CSUM_MAX - 1
+};
+
+enum gpsphc_cmd {
+	GPSPHC_CMD_UNSPEC,
+	GPSPHC_CMD_DEV_GET,
+	GPSPHC_CMD_DEV_SET,
+	GPSPHC_CMD_PPS_NTF,
+	GPSPHC_CMD_SENTENCE_NTF,
+
+	/* private: */
+	__GPSPHC_CMD_MAX,
+	GPSPHC_CMD_MAX = __GPSPHC_CMD_MAX - 1
+};
+
+enum gpsphc_dev_attrs {
+	GPSPHC_A_DEV_UNSPEC,
+	GPSPHC_A_DEV_ID,
+	GPSPHC_A_DEV_TTY,
+	GPSPHC_A_DEV_PPS_INDEX,
+	GPSPHC_A_DEV_EDGE,
+	GPSPHC_A_DEV_STATS,
+	GPSPHC_A_DEV_PPS,
+	GPSPHC_A_DEV_SENTENCE,
+	GPSPHC_A_DEV_PAD,
+
+	/* private: */
+	__GPSPHC_A_DEV_MAX,
+	GPSPHC_A_DEV_MAX = __GPSPHC_A_DEV_MAX - 1
+};
+
+/*
+ * Counters since attach. The framer's follow its rules exactly (see
+ * kmod/framer.h): SENTENCES = CSUM_OK + CSUM_MISSING + CSUM_BAD.
+ */
+enum gpsphc_stats_attrs {
+	GPSPHC_A_STATS_UNSPEC,
+	GPSPHC_A_STATS_SENTENCES,	/* complete sentences, any checksum */
+	GPSPHC_A_STATS_CSUM_OK,		/* right "*hh" */
+	GPSPHC_A_STATS_CSUM_MISSING,	/* no "*hh" */
+	GPSPHC_A_STATS_CSUM_BAD,	/* wrong or malformed "*hh" */
+	GPSPHC_A_STATS_OVERLONG,	/* aborted: longer than the maximum */
+	GPSPHC_A_STATS_TRUNCATED,	/* cut short by a new '$' or '!' */
+	GPSPHC_A_STATS_INVALID,		/* aborted by a non-printable byte */
+	GPSPHC_A_STATS_FLAG_ABORTS,	/* aborted by a break/frame/parity byte */
+	GPSPHC_A_STATS_FLAG_BYTES,	/* bytes received with an error flag */
+	GPSPHC_A_STATS_NOISE_BYTES,	/* bytes outside sentences and frames */
+	GPSPHC_A_STATS_BINARY_FRAMES,	/* UBX/RTCM3 frames skipped, good */
+	GPSPHC_A_STATS_BINARY_BAD,	/* UBX/RTCM3 frames skipped, bad sum */
+	GPSPHC_A_STATS_PPS_EDGES,	/* DCD edges, both kinds */
+	GPSPHC_A_STATS_PPS_MISSED,	/* on-time edges missing, by timing */
+	GPSPHC_A_STATS_EVENTS_DROPPED,	/* PPS events lost to a full queue */
+	GPSPHC_A_STATS_PAD,
+
+	/* private: */
+	__GPSPHC_A_STATS_MAX,
+	GPSPHC_A_STATS_MAX = __GPSPHC_A_STATS_MAX - 1
+};
+
+enum gpsphc_pps_attrs {
+	GPSPHC_A_PPS_UNSPEC,
+	GPSPHC_A_PPS_SEQ,
+	GPSPHC_A_PPS_RAW_NS,
+	GPSPHC_A_PPS_REAL_NS,
+	GPSPHC_A_PPS_EDGE,
+	GPSPHC_A_PPS_ASSERT,
+	GPSPHC_A_PPS_PAD,
+
+	/* private: */
+	__GPSPHC_A_PPS_MAX,
+	GPSPHC_A_PPS_MAX = __GPSPHC_A_PPS_MAX - 1
+};
+
+enum gpsphc_sentence_attrs {
+	GPSPHC_A_SENT_UNSPEC,
+	GPSPHC_A_SENT_SEQ,
+	GPSPHC_A_SENT_RAW_NS,
+	GPSPHC_A_SENT_REAL_NS,
+	GPSPHC_A_SENT_DATA,
+	GPSPHC_A_SENT_CSUM,
+	GPSPHC_A_SENT_PAD,
+
+	/* private: */
+	__GPSPHC_A_SENT_MAX,
+	GPSPHC_A_SENT_MAX = __GPSPHC_A_SENT_MAX - 1
+};
+
+#endif /* _UAPI_LINUX_GPSPHC_H */
