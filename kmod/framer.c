@@ -24,6 +24,12 @@ static bool is_eol(u8 c)
 	return c == '\r' || c == '\n';
 }
 
+/* First byte of a binary frame */
+static bool is_sync(u8 c)
+{
+	return c == UBX_SYNC1 || c == RTCM_SYNC;
+}
+
 static bool is_printable(u8 c)
 {
 	return c >= 0x20 && c <= 0x7e;
@@ -263,7 +269,7 @@ again:
 		} else if (!is_printable(c)) {
 			f->counters.invalid++;
 			f->state = GPSPHC_FRAMER_SKIP;
-			goto again;
+			goto again;	/* to SKIP: noise or a binary frame */
 		} else if (f->len >= GPSPHC_FRAMER_MAX_LEN) {
 			f->counters.overlong++;
 			f->state = GPSPHC_FRAMER_SKIP;
@@ -276,9 +282,11 @@ again:
 			sentence_start(f, c, ns);
 		} else if (is_eol(c)) {
 			f->state = GPSPHC_FRAMER_IDLE;
-		} else if (!is_printable(c)) {
+		} else if (is_sync(c)) {
 			f->state = GPSPHC_FRAMER_IDLE;
 			goto again;
+		} else if (!is_printable(c)) {
+			f->counters.noise_bytes++;
 		}
 		break;
 	case GPSPHC_FRAMER_UBX_SYNC:

@@ -30,9 +30,10 @@
  *
  * Nothing the framer rejects swallows the sentence that follows it: after
  * a sentence is aborted (overlong, invalid byte, flagged byte) the framer
- * discards the rest of that line up to the next '$' or '!' (which starts a
- * new sentence), CR or LF (idle again), or non-printable byte (scanned as
- * if idle: it may start a binary frame, else it is noise).
+ * discards the rest of that line: printable bytes silently, other bytes
+ * as noise, up to the next '$' or '!' (which starts a new sentence), CR or
+ * LF (idle again), or binary sync byte 0xb5 or 0xd3 (which may start a
+ * binary frame).
  */
 #ifndef _GPSPHC_FRAMER_H
 #define _GPSPHC_FRAMER_H
@@ -98,16 +99,16 @@ struct gpsphc_sentence {
  *	'!' (which starts the next sentence), or discarded by
  *	gpsphc_framer_reset().
  * @invalid: sentences aborted by a byte outside 0x20..0x7e other than CR
- *	and LF. That byte is then scanned as if idle (so it also counts under
- *	@noise_bytes unless it starts a binary frame).
+ *	and LF. That byte also counts under @noise_bytes, unless it is 0xb5
+ *	or 0xd3 and so may start a binary frame.
  * @flag_aborts: sentences aborted by a flagged byte.
  * @flag_bytes: bytes received with a non-zero flag (TTY_BREAK, TTY_FRAME,
  *	TTY_PARITY, TTY_OVERRUN, ...), wherever they fall. Such a byte is
  *	dropped; it aborts the sentence or binary frame it falls in.
  * @noise_bytes: unflagged bytes outside any sentence and binary frame
  *	other than CR and LF, including the sync byte of a header that turned
- *	out not to be a frame. Bytes discarded after an aborted sentence up to
- *	the end of its line are not counted.
+ *	out not to be a frame; but the printable bytes discarded after an
+ *	aborted sentence, up to the end of its line, are not counted.
  * @binary_frames: UBX and RTCM3 frames skipped whole with a good checksum.
  * @binary_bad: UBX and RTCM3 frames skipped whole whose checksum failed.
  *	Frames aborted by a flagged byte count in neither.
