@@ -11,7 +11,7 @@
 
 #include <stdarg.h>
 
-#define GP_ERR_MSG_LEN 192
+#define GP_ERR_MSG_LEN 320
 
 struct gp_err {
 	int code;			/* module enum, 0 means no error */

@@ -30,6 +30,8 @@ enum guard_verdict guard_offer(struct guard *g, int64_t edge_ns, int64_t tai,
 		g->cand_count = 0;
 		return v;
 	}
+	if (g->cand_count && edge_ns == g->cand_edge_ns && tai == g->cand_tai)
+		return GUARD_HOLD;	/* same edge again: N counts edges */
 	if (g->cand_count &&
 	    tai == g->cand_tai + guard_elapsed(g->cand_edge_ns, edge_ns))
 		g->cand_count++;

@@ -6,8 +6,9 @@
  * second of edge timestamps.  A new label that agrees with it is accepted.
  * One that disagrees (a jump by a whole number of seconds, forwards or
  * backwards) is held: it replaces the running time only after N
- * consecutive labels that agree with each other (default 3, so a single
- * wrong sentence never changes anything).  Nothing before the pivot is
+ * consecutive edges whose labels agree with each other (default 3, so a
+ * single wrong sentence never changes anything; several sentences for one
+ * edge count once).  Nothing before the pivot is
  * ever accepted.  The first label is accepted as it is (after the pivot).
  */
 #ifndef GPSPHC_GUARD_H

@@ -261,7 +261,7 @@ int leap_label(const struct leap_table *t, const struct era_result *r,
 	gp_err_clear(e);
 	out->utc = r->utc;
 	out->sec60 = r->sec60;
-	if (r->gps_valid && r->utc_valid) {
+	if (r->gps_valid && r->utc_valid && r->utc > t->expires) {
 		/* GPS time is TAI - 19 s exactly; the receiver's UTC is ours */
 		out->tai = tai_from_gps(r->gps);
 		out->tai_utc = (int)(out->tai - r->utc);
@@ -275,7 +275,7 @@ int leap_label(const struct leap_table *t, const struct era_result *r,
 		out->src = t->src;
 		return LEAP_OK;
 	}
-	if (rx_leap >= 0) {
+	if (rx_leap >= 0 && r->utc > t->expires) {
 		out->tai_utc = GPS_TAI_MINUS_GPS + rx_leap;
 		out->src = LEAP_SRC_RECEIVER;
 		out->tai = r->utc + out->tai_utc;

@@ -7,6 +7,11 @@
  * Trust, highest first: a value broadcast by the receiver (PUBX,04 without
  * the 'D' flag, PGRMF), the leap-seconds.list when its hash is right, the
  * built-in table.  Expired data is a warning, never a reason to stop.
+ * One refinement: before its expiry date a table is complete (IERS
+ * announces leap seconds six months ahead), so up to then the table gives
+ * TAI-UTC and a receiver that disagrees (a cold-start default, a count
+ * switched a second early or late) cannot mislabel; past the expiry the
+ * receiver's broadcast value is the only news and is used first.
  *
  * Return values: LEAP_OK (0); a warning (LEAP_W_*: the output is valid,
  * the reason is in the gp_err); an error (LEAP_E_*: no output).
@@ -91,8 +96,10 @@ bool leap_next(const struct leap_table *t, int64_t utc,
 
 /*
  * TAI of a resolved time.  @rx_leap is the receiver's broadcast GPS-UTC
- * (negative when it has none or only a firmware default).  A GPS-time
- * source (r->gps_valid) gives TAI exactly, whatever the leap count.
+ * (negative when it has none or only a firmware default); it is used
+ * after the table's expiry (see above).  A GPS-time source (r->gps_valid)
+ * gives TAI exactly, whatever the leap count; its UTC then comes from the
+ * table, or after expiry from the receiver's own UTC.
  */
 int leap_label(const struct leap_table *t, const struct era_result *r,
 	       int rx_leap, struct leap_label *out, struct gp_err *e);

@@ -222,9 +222,8 @@ static int parse_rmc(struct ctx *c, struct nmea_msg *m)
 		return gp_err_set(c->e, NMEA_E_INVALID_FIX,
 				  "RMC mode is '%c' (not from satellites): ignoring; wait for a fix",
 				  m->mode);
-	if (m->navstatus == 'V')
-		return gp_err_set(c->e, NMEA_E_INVALID_FIX,
-				  "RMC navigational status is 'V' (not valid): ignoring; wait for a fix");
+	/* navigational status (S/C/U/V) is not about the fix: u-blox sends
+	 * 'V' ("no status information") with every valid fix */
 	return 0;
 }
 

@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * gpsphcd - userspace helper of the gpsphc PTP clock.  This file: options,
+ * leap-second data, pivot, state, and the --replay driver.  Live mode
+ * (attach the line discipline, netlink) plugs in at live_main() below.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "leap.h"
+#include "pipeline.h"
+#include "replay.h"
+#include "state.h"
+#include "timeconv.h"
+
+#ifndef GPSPHC_BUILD_DATE
+#error "the Makefile passes -DGPSPHC_BUILD_DATE=<unix seconds>"
+#endif
+
+#define DEFAULT_LEAPFILE	"/usr/share/zoneinfo/leap-seconds.list"
+#define DEFAULT_STATE		"/var/lib/gpsphc/state"	/* live mode */
+#define LEAPFILE_MAX		(1 << 20)
+
+struct opts {
+	const char *replay, *record, *state, *leapfile, *device;
+	bool have_not_before;
+	int64_t not_before;		/* UTC seconds */
+	unsigned int guard_n;
+	struct assoc_cfg assoc;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: gpsphcd [options] --replay FILE\n"
+		"       gpsphcd [options] [--record FILE] TTY    (live mode)\n"
+		"options:\n"
+		"  --not-before YYYY-MM-DD  no time before this date (raises the era pivot)\n"
+		"  --state FILE             last-good time (live default " DEFAULT_STATE ";\n"
+		"                           in replay only when given)\n"
+		"  --leapfile FILE          IERS leap-seconds.list (default " DEFAULT_LEAPFILE ")\n"
+		"  --guard N                consecutive sentences to accept a time jump (default %d)\n"
+		"  --offset MS              receiver's sentence delay after its edge (default 0)\n"
+		"  --window MS              association window (default %lld)\n"
+		"  --margin MS              refused band around 500 ms (default %lld)\n"
+		"see gpsphcd(8)\n",
+		GUARD_DEF_N, ASSOC_DEF_WINDOW_NS / 1000000,
+		ASSOC_DEF_MARGIN_NS / 1000000);
+}
+
+static bool parse_ll(const char *s, long long lo, long long hi, long long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoll(s, &end, 10);
+	return !errno && end != s && !*end && *v >= lo && *v <= hi;
+}
+
+static bool parse_date(const char *s, int64_t *utc)
+{
+	struct civil c = { 0 };
+	int y, m, d, n = 0;
+
+	if (sscanf(s, "%4d-%2d-%2d%n", &y, &m, &d, &n) != 3 || s[n] ||
+	    strlen(s) != 10 || !civil_date_valid(y, (unsigned int)m,
+						(unsigned int)d))
+		return false;
+	c.year = y;
+	c.month = (unsigned int)m;
+	c.day = (unsigned int)d;
+	*utc = utc_from_civil(&c);
+	return true;
+}
+
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	enum { O_NB = 256, O_STATE, O_LEAP, O_GUARD, O_OFF, O_WIN, O_MARGIN,
+	       O_REPLAY, O_RECORD };
+	static const struct option lo[] = {
+		{ "replay", required_argument, NULL, O_REPLAY },
+		{ "record", required_argument, NULL, O_RECORD },
+		{ "not-before", required_argument, NULL, O_NB },
+		{ "state", required_argument, NULL, O_STATE },
+		{ "leapfile", required_argument, NULL, O_LEAP },
+		{ "guard", required_argument, NULL, O_GUARD },
+		{ "offset", required_argument, NULL, O_OFF },
+		{ "window", required_argument, NULL, O_WIN },
+		{ "margin", required_argument, NULL, O_MARGIN },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct gp_err e;
+	long long v;
+	int c;
+
+	*o = (struct opts){ .leapfile = DEFAULT_LEAPFILE,
+			    .guard_n = GUARD_DEF_N };
+	assoc_defaults(&o->assoc);
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case O_REPLAY:	o->replay = optarg; break;
+		case O_RECORD:	o->record = optarg; break;
+		case O_STATE:	o->state = optarg; break;
+		case O_LEAP:	o->leapfile = optarg; break;
+		case O_NB:
+			if (!parse_date(optarg, &o->not_before)) {
+				fprintf(stderr, "gpsphcd: --not-before \"%s\" is not a date YYYY-MM-DD\n",
+					optarg);
+				return 2;
+			}
+			o->have_not_before = true;
+			break;
+		case O_GUARD:
+			if (!parse_ll(optarg, 1, 1000, &v)) {
+				fprintf(stderr, "gpsphcd: --guard \"%s\" must be a whole number 1..1000 (default %d)\n",
+					optarg, GUARD_DEF_N);
+				return 2;
+			}
+			o->guard_n = (unsigned int)v;
+			break;
+		case O_OFF:
+		case O_WIN:
+		case O_MARGIN:
+			if (!parse_ll(optarg, -999, 1000, &v)) {
+				fprintf(stderr, "gpsphcd: %s \"%s\" must be whole milliseconds\n",
+					argv[optind - 1], optarg);
+				return 2;
+			}
+			*(c == O_OFF ? &o->assoc.offset_ns :
+			  c == O_WIN ? &o->assoc.window_ns :
+			  &o->assoc.margin_ns) = v * 1000000;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (assoc_check_cfg(&o->assoc, &e)) {
+		fprintf(stderr, "gpsphcd: %s\n", e.msg);
+		return 2;
+	}
+	if (optind < argc)
+		o->device = argv[optind++];
+	if (optind < argc || (o->replay && (o->device || o->record)) ||
+	    (!o->replay && !o->device)) {
+		usage(stderr);
+		return 2;
+	}
+	return 0;
+}
+
+/* The leap-seconds.list if it is good, else the built-in table. */
+static void load_leap(const char *path, struct leap_table *t)
+{
+	struct leap_table list;
+	struct gp_err e;
+	char *buf = malloc(LEAPFILE_MAX);
+	FILE *f = fopen(path, "r");
+	size_t n = 0;
+	char exp[32];
+
+	leap_builtin(t);
+	format_utc(exp, sizeof(exp), t->expires, false);
+	if (!f || !buf) {
+		fprintf(stderr, "gpsphcd: WARNING: cannot read leap-second file %s (%s): using the built-in table (expires %s); install tzdata or pass --leapfile\n",
+			path, strerror(errno), exp);
+		goto out;
+	}
+	n = fread(buf, 1, LEAPFILE_MAX, f);
+	if (n == LEAPFILE_MAX || ferror(f)) {
+		fprintf(stderr, "gpsphcd: WARNING: %s is not a readable leap-seconds.list (too large or read error): using the built-in table (expires %s)\n",
+			path, exp);
+		goto out;
+	}
+	if (leap_parse_list(buf, n, &list, &e)) {
+		fprintf(stderr, "gpsphcd: WARNING: %s: %s. Using the built-in table (expires %s)\n",
+			path, e.msg, exp);
+		goto out;
+	}
+	if (list.expires >= t->expires)
+		*t = list;
+	else
+		fprintf(stderr, "gpsphcd: %s expires before the built-in table (%s): using the built-in table\n",
+			path, exp);
+out:
+	if (f)
+		fclose(f);
+	free(buf);
+}
+
+static void emit(void *ctx, const struct pp_label *l)
+{
+	(void)ctx;
+	pp_print_label(stdout, l);
+}
+
+static int live_main(const struct opts *o, struct pipeline *p)
+{
+	/*
+	 * Live mode hook: attach the gpsphc line discipline to o->device
+	 * (set CLOCAL), subscribe to the netlink family, and for each
+	 * event call pipeline_edge() / pipeline_sentence() (and
+	 * record_edge() / record_sentence() when o->record is set); send
+	 * each label from the pipeline's emit callback as TIME_SET, and
+	 * state_save() the last-good time periodically.
+	 */
+	(void)p;
+	fprintf(stderr, "gpsphcd: live mode on %s is not built into this gpsphcd yet; use --replay FILE\n",
+		o->device);
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	struct leap_table leap;
+	struct pipeline p;
+	int64_t floor = GPSPHC_BUILD_DATE, tai;
+	const char *state;
+	FILE *in;
+	int ret;
+
+	if ((ret = parse_opts(argc, argv, &o)))
+		return ret;
+	load_leap(o.leapfile, &leap);
+	if (o.have_not_before && (o.replay || o.not_before > floor))
+		floor = o.not_before;	/* in replay it replaces the build date */
+	state = o.state ? o.state : o.replay ? NULL : DEFAULT_STATE;
+	if (state && !state_load(state, &tai)) {
+		int64_t utc;
+		bool s60;
+		int off;
+
+		leap_utc_from_tai(&leap, tai, &utc, &s60, &off);
+		if (utc - PP_PIVOT_SLACK > floor)
+			floor = utc - PP_PIVOT_SLACK;
+	}
+	pipeline_init(&p, floor, &leap, &o.assoc, o.guard_n, emit, NULL);
+	if (!o.replay)
+		return live_main(&o, &p);
+
+	in = strcmp(o.replay, "-") ? fopen(o.replay, "r") : stdin;
+	if (!in) {
+		fprintf(stderr, "gpsphcd: cannot open capture %s: %s\n",
+			o.replay, strerror(errno));
+		return 1;
+	}
+	ret = replay_run(in, o.replay, &p);
+	if (in != stdin)
+		fclose(in);
+	fprintf(stderr, "gpsphcd: replay of %s: %lu edges labelled, %lu held by the guard, %lu refused before the pivot\n",
+		o.replay, p.labels, p.held, p.rejected);
+	if (state && p.have_last_good) {
+		char utc[32];
+		int64_t u;
+		bool s60;
+		int off;
+
+		leap_utc_from_tai(&leap, p.last_good_tai, &u, &s60, &off);
+		format_utc(utc, sizeof(utc), u, s60);
+		if (state_save(state, p.last_good_tai, utc))
+			ret = -1;
+	}
+	if (fflush(stdout)) {
+		fprintf(stderr, "gpsphcd: writing labels: %s\n", strerror(errno));
+		return 1;
+	}
+	return ret ? 1 : 0;
+}

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* pipeline.c - parse, resolve, leap, associate, guard, label. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "nmea.h"
+#include "pipeline.h"
+#include "timeconv.h"
+
+#define LOG(...) fprintf(stderr, "gpsphcd: " __VA_ARGS__)
+
+static void set_pivot(struct era_pivot *pv, const struct leap_table *t,
+		      int64_t utc)
+{
+	pv->utc = utc;
+	pv->tai_utc = leap_offset(t, utc);
+}
+
+void pipeline_init(struct pipeline *p, int64_t floor_utc,
+		   const struct leap_table *leap, const struct assoc_cfg *a,
+		   unsigned int guard_n, pp_emit_fn emit, void *ctx)
+{
+	memset(p, 0, sizeof(*p));
+	p->leap = *leap;
+	p->assoc = *a;
+	set_pivot(&p->floor, leap, floor_utc);
+	p->pivot = p->floor;
+	guard_init(&p->guard, guard_n);
+	p->emit = emit;
+	p->ctx = ctx;
+}
+
+void pp_print_label(FILE *f, const struct pp_label *l)
+{
+	char utc[32];
+
+	format_utc(utc, sizeof(utc), l->utc, l->sec60);
+	fprintf(f, "%" PRId64 " %" PRId64 " %s %d\n", l->edge_ns, l->tai, utc,
+		l->tai_utc);
+}
+
+static void note_leap(struct pipeline *p, struct pp_label *l)
+{
+	struct leap_entry next;
+	char when[32];
+
+	if (!leap_next(&p->leap, l->utc, &next) ||
+	    next.utc - l->utc > 31 * SECS_PER_DAY)
+		return;
+	l->leap_pending = next.tai_utc - leap_offset(&p->leap, l->utc);
+	l->leap_at_utc = next.utc;
+	if (p->leap_announced == next.utc)
+		return;
+	p->leap_announced = next.utc;
+	format_utc(when, sizeof(when), next.utc, false);
+	LOG("leap second pending (%s): TAI-UTC becomes %d at %s\n",
+	    l->leap_pending > 0 ? "insertion" : "deletion", next.tai_utc,
+	    when);
+}
+
+static void warn_behind(struct pipeline *p, int64_t weeks)
+{
+	if (!weeks || p->warned_behind)
+		return;
+	p->warned_behind = true;
+	LOG("the receiver reports dates %" PRId64 " weeks early (GPS week rollover bug); corrected. Update its firmware or replace it.\n",
+	    weeks);
+}
+
+/* Offer one resolved sentence for the edge it describes. */
+static void label(struct pipeline *p, const struct pp_pending *s)
+{
+	struct gp_err e;
+	struct pp_label l = { 0 };
+	char got[32], want[32];
+	int64_t edge, delay, expected;
+	enum guard_verdict v;
+
+	if (assoc_pick(&p->assoc, s->t_ns, p->have_edge ? p->edge_ns : INT64_MIN,
+		       &edge, &delay, &e)) {
+		LOG("%s\n", e.msg);
+		return;
+	}
+	if (p->edge_done) {
+		if (s->lab.tai != p->edge_tai)
+			LOG("sentence at %" PRId64 " ns says TAI %" PRId64 " for the edge at %" PRId64 " ns already labelled %" PRId64 ": ignored\n",
+			    s->t_ns, s->lab.tai, edge, p->edge_tai);
+		return;
+	}
+	v = guard_offer(&p->guard, edge, s->lab.tai,
+			p->pivot.utc + p->pivot.tai_utc, &expected);
+	format_utc(got, sizeof(got), s->lab.utc, s->lab.sec60);
+	switch (v) {
+	case GUARD_BEFORE_PIVOT:
+		p->rejected++;
+		LOG("label %s for the edge at %" PRId64 " ns is before the pivot: refused\n",
+		    got, edge);
+		return;
+	case GUARD_HOLD: {
+		int64_t eu;
+		bool e60;
+		int off;
+
+		p->held++;
+		leap_utc_from_tai(&p->leap, expected, &eu, &e60, &off);
+		format_utc(want, sizeof(want), eu, e60);
+		LOG("TIME JUMP HELD: the receiver says %s (TAI %" PRId64 ") but the running time is %s (TAI %" PRId64 "), %+" PRId64 " s; accepted only after %u consecutive consistent sentences (%u so far)\n",
+		    got, s->lab.tai, want, expected, s->lab.tai - expected,
+		    p->guard.n, p->guard.cand_count);
+		return;
+	}
+	case GUARD_JUMP:
+		LOG("TIME JUMP ACCEPTED after %u consistent sentences: now %s (TAI %" PRId64 "), running time was TAI %" PRId64 " (%+" PRId64 " s)\n",
+		    p->guard.n, got, s->lab.tai, expected,
+		    s->lab.tai - expected);
+		break;
+	default:
+		break;
+	}
+	/* the first accepted sentence labels the edge; others cross-check */
+	p->edge_done = true;
+	p->edge_tai = s->lab.tai;
+	l.edge_ns = edge;
+	l.tai = s->lab.tai;
+	l.utc = s->lab.utc;
+	l.sec60 = s->lab.sec60;
+	l.tai_utc = s->lab.tai_utc;
+	l.behind_weeks = s->behind_weeks;
+	note_leap(p, &l);
+	p->labels++;
+	p->have_last_good = true;
+	p->last_good_tai = l.tai;
+	if (l.utc - PP_PIVOT_SLACK > p->pivot.utc)
+		set_pivot(&p->pivot, &p->leap, l.utc - PP_PIVOT_SLACK);
+	p->emit(p->ctx, &l);
+}
+
+/* Process queued sentences whose t - offset is before @now (or all). */
+static void drain(struct pipeline *p, int64_t now, bool inclusive)
+{
+	unsigned int i = 0;
+
+	while (i < p->nq) {
+		int64_t t = p->q[i].t_ns - p->assoc.offset_ns;
+
+		if (t > now || (t == now && !inclusive)) {
+			i++;
+			continue;
+		}
+		label(p, &p->q[i]);
+		memmove(&p->q[i], &p->q[i + 1],
+			(p->nq - i - 1) * sizeof(p->q[0]));
+		p->nq--;
+	}
+}
+
+void pipeline_edge(struct pipeline *p, int64_t t_ns)
+{
+	drain(p, t_ns, false);
+	p->have_edge = true;
+	p->edge_ns = t_ns;
+	p->edge_done = false;
+}
+
+void pipeline_flush(struct pipeline *p)
+{
+	drain(p, INT64_MAX, true);
+}
+
+static bool resolve(struct pipeline *p, int64_t t_ns, const char *s,
+		    size_t len, struct pp_pending *out)
+{
+	struct nmea_msg m;
+	struct era_result r;
+	struct gp_err e;
+	int rx_leap, ret;
+
+	ret = nmea_parse(s, len, &m, &e);
+	if (ret == NMEA_E_UNSUPPORTED)
+		return false;
+	if (ret) {
+		LOG("sentence at %" PRId64 " ns rejected (%s): %s\n", t_ns,
+		    nmea_err_name(ret), e.msg);
+		return false;
+	}
+	ret = era_resolve(&p->pivot, &m, &r, &e);
+	if (ret == ERA_E_NO_DATE)
+		return false;
+	if (ret) {
+		LOG("sentence at %" PRId64 " ns not resolved: %s\n", t_ns,
+		    e.msg);
+		return false;
+	}
+	if (r.nsec) {
+		if (!p->warned_frac)
+			LOG("%s time has a fraction of %09" PRIu32 " ns: it does not describe a PPS edge; such sentences are skipped\n",
+			    nmea_kind_name(m.kind), r.nsec);
+		p->warned_frac = true;
+		return false;
+	}
+	warn_behind(p, r.behind_weeks);
+	if (r.ahead)
+		LOG("%s time is more than 1024 weeks after the pivot; trusted, but check --not-before and the state file\n",
+		    nmea_kind_name(m.kind));
+	rx_leap = m.has_leap && !m.leap_default ? m.leap : -1;
+	ret = leap_label(&p->leap, &r, rx_leap, &out->lab, &e);
+	if (ret >= LEAP_E_MALFORMED) {
+		LOG("sentence at %" PRId64 " ns: %s\n", t_ns, e.msg);
+		return false;
+	}
+	if (ret)
+		LOG("%s\n", e.msg);
+	if (out->lab.src != LEAP_SRC_RECEIVER && !p->warned_expired &&
+	    leap_check_expiry(&p->leap, out->lab.utc, &e)) {
+		p->warned_expired = true;
+		LOG("WARNING: %s\n", e.msg);
+	}
+	out->t_ns = t_ns;
+	out->behind_weeks = r.behind_weeks;
+	return true;
+}
+
+void pipeline_sentence(struct pipeline *p, int64_t t_ns, const char *s,
+		       size_t len)
+{
+	struct pp_pending pend;
+
+	if (!resolve(p, t_ns, s, len, &pend))
+		return;
+	if (p->nq == PP_QUEUE) {
+		LOG("more than %d sentences wait for their edge: dropping the oldest; check --offset\n",
+		    PP_QUEUE);
+		memmove(&p->q[0], &p->q[1], (PP_QUEUE - 1) * sizeof(p->q[0]));
+		p->nq--;
+	}
+	p->q[p->nq++] = pend;
+	drain(p, t_ns, true);
+}

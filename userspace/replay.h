@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * replay.h - the capture format of --replay and --record.
+ *
+ * One event per line:
+ *   S <mono_raw_ns> <sentence>     a sentence, timestamp of its first byte
+ *   P <mono_raw_ns>                a PPS edge
+ *   # comment                      (also blank lines)
+ * Timestamps are CLOCK_MONOTONIC_RAW nanoseconds, non-decreasing.
+ */
+#ifndef GPSPHCD_REPLAY_H
+#define GPSPHCD_REPLAY_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pipeline.h"
+
+/* Feed a capture through @p; 0, or -1 after printing what line is bad. */
+int replay_run(FILE *in, const char *name, struct pipeline *p);
+
+/* For --record (live mode): write one event in the format above. */
+int record_edge(FILE *out, int64_t t_ns);
+int record_sentence(FILE *out, int64_t t_ns, const char *s, size_t len);
+
+#endif /* GPSPHCD_REPLAY_H */

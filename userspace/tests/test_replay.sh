@@ -1,0 +1,103 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Replay the captures in tests/captures/ through gpsphcd and compare stdout
+# byte-exact with the .expected files.  Each capture names its options in
+# its "# Replay: gpsphcd --replay NAME.log OPTIONS" comment.  TAP output.
+#
+# GPSPHCD: path of the gpsphcd binary (default ../build/gpsphcd).
+
+ksft_skip=4
+here=$(cd "$(dirname "$0")" && pwd)
+gpsphcd=${GPSPHCD:-$here/../build/gpsphcd}
+leap=$here/data/leap-seconds.list
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+if [ ! -x "$gpsphcd" ]; then
+	echo "1..0 # SKIP $gpsphcd not built (make -C userspace)"
+	exit $ksft_skip
+fi
+
+n=0
+fail=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n $2"
+	else
+		echo "not ok $n $2"
+		fail=$((fail + 1))
+	fi
+}
+
+# run NAME EXPECTED-FILE OPTIONS...: replay, compare stdout
+run() {
+	name=$1
+	want=$2
+	shift 2
+	"$gpsphcd" --replay "$here/captures/$name.log" --leapfile "$leap" "$@" \
+		>"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		echo "# gpsphcd exited $rc; stderr:"
+		sed 's/^/#   /' "$tmp/err"
+	fi
+	if ! cmp -s "$want" "$tmp/out"; then
+		echo "# stdout differs from $want:"
+		diff "$want" "$tmp/out" | sed 's/^/#   /'
+		rc=1
+	fi
+	return $rc
+}
+
+echo "TAP version 13"
+echo "1..9"
+for log in "$here"/captures/*.log; do
+	name=$(basename "$log" .log)
+	opts=$(sed -n 's/^# Replay: gpsphcd --replay [^ ]* *//p' "$log")
+	# shellcheck disable=SC2086
+	run "$name" "$here/captures/$name.expected" $opts
+	ok $? "replay $name"
+done
+
+# The rollover-bug receiver is named on stderr, not on stdout.
+run garmin-rollover-2021 "$here/captures/garmin-rollover-2021.expected" \
+	--not-before 2021-01-01
+grep -q "1024 weeks early" "$tmp/err"
+ok $? "rollover-bug receiver reported on stderr"
+
+# The guard holds the one wrong sentence and says so with both times.
+run gn-faults-2024 "$here/captures/gn-faults-2024.expected" \
+	--not-before 2024-01-01
+grep -q "TIME JUMP HELD: the receiver says 2024-02-29T13:00:08Z (TAI 1709211645) but the running time is 2024-02-29T12:00:08Z (TAI 1709208045)" "$tmp/err"
+ok $? "guard holds a single wrong sentence, logs both times"
+
+# --state: written atomically after a replay, and read back as the pivot.
+# The 2021 state lifts the 2016 capture's dates by 1024 weeks: the state's
+# last-good time (minus one day) is a floor no label may go below.
+run garmin-rollover-2021 "$here/captures/garmin-rollover-2021.expected" \
+	--not-before 2021-01-01 --state "$tmp/state" &&
+	grep -qx "last_good_tai 1635033639" "$tmp/state" &&
+	[ ! -e "$tmp/state.tmp" ]
+ok $? "--state written with the last-good time"
+
+"$gpsphcd" --replay "$here/captures/ublox-leap-2016.log" --leapfile "$leap" \
+	--not-before 2016-01-01 --state "$tmp/state" >"$tmp/out" 2>"$tmp/err"
+head -n 1 "$tmp/out" | grep -qx "5000000000000 2102544033 2036-08-16T23:59:56Z 37"
+ok $? "--state raises the pivot above an old capture"
+
+# No --state in replay: no state is read (the default path is not used).
+run ublox-leap-2016 "$here/captures/ublox-leap-2016.expected" \
+	--not-before 2016-01-01
+ok $? "replay reads no state unless --state is given"
+
+# A malformed capture line is an error with its line number.
+printf 'P 1000\nX 2000\n' >"$tmp/bad.log"
+"$gpsphcd" --replay "$tmp/bad.log" --leapfile "$leap" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 1 ] && grep -q "bad.log:2: unknown event type" "$tmp/err" &&
+	[ ! -s "$tmp/out" ]
+ok $? "malformed capture line rejected with its line number"
+
+echo "# $((n - fail)) passed, $fail failed"
+[ $fail -eq 0 ]
