@@ -137,7 +137,7 @@ static void sentence_end(struct gpsphc_framer *f)
 	case GPSPHC_CSUM_MISSING:
 		f->counters.csum_missing++;
 		break;
-	case GPSPHC_CSUM_BAD:
+	default:
 		f->counters.csum_bad++;
 		break;
 	}

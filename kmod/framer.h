@@ -39,6 +39,7 @@
 #define _GPSPHC_FRAMER_H
 
 #include "pure_types.h"
+#include "uapi/linux/gpsphc.h"
 
 /*
  * Longest sentence accepted, in bytes from '$'/'!' to the end of '*hh',
@@ -50,22 +51,16 @@
 /* Longest UBX payload taken as a frame; longer headers are noise. */
 #define GPSPHC_FRAMER_UBX_MAX_PAYLOAD	8192
 
-/**
- * enum gpsphc_csum - checksum status of an emitted sentence
- * @GPSPHC_CSUM_OK: the sentence ends in '*hh' (hex, either case) and hh is
+/*
+ * enum gpsphc_csum, the checksum status of an emitted sentence, is part of
+ * the netlink protocol and defined there:
+ * GPSPHC_CSUM_OK: the sentence ends in '*hh' (hex, either case) and hh is
  *	the XOR of every byte between the start byte and '*'.
- * @GPSPHC_CSUM_MISSING: the sentence holds no '*' at all.
- * @GPSPHC_CSUM_BAD: the sentence ends in '*hh' and hh does not match, or
+ * GPSPHC_CSUM_MISSING: the sentence holds no '*' at all.
+ * GPSPHC_CSUM_BAD: the sentence ends in '*hh' and hh does not match, or
  *	it holds a '*' that is not followed by exactly two hex digits and
  *	the end of the sentence.
- *
- * Values start at 1: they travel in netlink attributes.
  */
-enum gpsphc_csum {
-	GPSPHC_CSUM_OK = 1,
-	GPSPHC_CSUM_MISSING,
-	GPSPHC_CSUM_BAD,
-};
 
 /**
  * struct gpsphc_sentence - a complete sentence, handed to the emit callback

@@ -529,6 +529,14 @@ FIXTURE_VARIANT_ADD(cases, lone_start_bytes) {
 	.want = { .sentences = 2, .csum_missing = 1, .csum_bad = 1 },
 };
 
+/* The shortest sentences with a checksum: an empty body XORs to 00 */
+FIXTURE_VARIANT_ADD(cases, empty_body) {
+	IN("$*00\r\n!*01\r\n"),
+	.out = { "$*00", "!*01" },
+	.csum = { GPSPHC_CSUM_OK, GPSPHC_CSUM_BAD },
+	.want = { .sentences = 2, .csum_ok = 1, .csum_bad = 1 },
+};
+
 /* CR alone, LF alone and CR LF each end a sentence once */
 FIXTURE_VARIANT_ADD(cases, terminators) {
 	IN("$A*41\r$B*42\n$C*43\r\n\r\n\n\r"),
