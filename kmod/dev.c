@@ -1,38 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gpsphc: one class device per attached tty, and the lookup from a tty to
- * it. n_tty owns tty->disc_data, so the per-tty state is kept in a list
- * keyed by the tty pointer instead.
+ * gpsphc: one class device per attached tty, and the lookups to it.
+ *
+ * n_tty owns tty->disc_data, so the DCD interrupt finds its device in a
+ * list keyed by the tty pointer (irq-safe spinlock). Netlink and sysfs
+ * find devices by id in an xarray, under gpsphc_devs_mutex, which attach
+ * and detach also take.
  */
 
-#include <linux/idr.h>
 #include <linux/slab.h>
-#include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/xarray.h>
 
 #include "gpsphc.h"
 
 static LIST_HEAD(gpsphc_devs);
-/* Irq-safe: the lookup runs from dcd_change, in the UART's interrupt. */
 static DEFINE_SPINLOCK(gpsphc_devs_lock);
-static DEFINE_IDA(gpsphc_ida);
-
-static ssize_t tty_show(struct device *dev, struct device_attribute *attr,
-			char *buf)
-{
-	return sysfs_emit(buf, "%s\n", to_gpsphc_dev(dev)->tty_name);
-}
-static DEVICE_ATTR_RO(tty);
-
-static struct attribute *gpsphc_attrs[] = {
-	&dev_attr_tty.attr,
-	NULL,
-};
-ATTRIBUTE_GROUPS(gpsphc);
+static DEFINE_XARRAY_ALLOC(gpsphc_ids);
+/* Serialises attach/detach with netlink and sysfs lookups by id. */
+DEFINE_MUTEX(gpsphc_devs_mutex);
+/* Bumped on every attach and detach, for consistent netlink dumps. */
+u32 gpsphc_devs_generation;
 
 static struct class gpsphc_class = {
 	.name = "gpsphc",
-	.dev_groups = gpsphc_groups,
+	.dev_groups = gpsphc_dev_groups,
 };
 
 /**
@@ -48,29 +40,25 @@ int gpsphc_class_register(void)
 /**
  * gpsphc_class_unregister() - unregister the gpsphc device class
  *
- * Every device must have been detached before.
+ * Every tty must have been detached before.
  */
 void gpsphc_class_unregister(void)
 {
 	class_unregister(&gpsphc_class);
-	ida_destroy(&gpsphc_ida);
 }
 
 static void gpsphc_dev_release(struct device *dev)
 {
-	struct gpsphc_dev *gdev = to_gpsphc_dev(dev);
-
-	ida_free(&gpsphc_ida, gdev->id);
-	kfree(gdev);
+	kfree(to_gpsphc_dev(dev));
 }
 
 /**
  * gpsphc_dev_lookup() - find the device attached to a tty
  * @tty: the tty
  *
- * The result stays valid for as long as the caller runs inside an ldisc
- * operation of @tty: detach happens in the ldisc's close, which the tty
- * layer never runs concurrently with the other operations.
+ * Safe in any context. The result stays valid while the caller runs
+ * inside an ldisc operation of @tty: detach happens in the ldisc's close,
+ * which the tty layer never runs concurrently with the other operations.
  *
  * Return: the device, or NULL when @tty has none.
  */
@@ -91,8 +79,57 @@ struct gpsphc_dev *gpsphc_dev_lookup(struct tty_struct *tty)
 }
 
 /**
+ * gpsphc_dev_find_id() - find an attached device by id
+ * @id: the device id
+ *
+ * Context: gpsphc_devs_mutex held; the device stays attached until the
+ * caller drops it.
+ * Return: the device, or NULL.
+ */
+struct gpsphc_dev *gpsphc_dev_find_id(u32 id)
+{
+	lockdep_assert_held(&gpsphc_devs_mutex);
+	return xa_load(&gpsphc_ids, id);
+}
+
+/**
+ * gpsphc_dev_find_tty() - find an attached device by its tty's name
+ * @tty_name: e.g. "ttyS0"
+ *
+ * Context: gpsphc_devs_mutex held.
+ * Return: the device, or NULL.
+ */
+struct gpsphc_dev *gpsphc_dev_find_tty(const char *tty_name)
+{
+	struct gpsphc_dev *gdev;
+	unsigned long id;
+
+	lockdep_assert_held(&gpsphc_devs_mutex);
+	xa_for_each(&gpsphc_ids, id, gdev)
+		if (!strcmp(gdev->tty_name, tty_name))
+			return gdev;
+	return NULL;
+}
+
+/**
+ * gpsphc_dev_next() - iterate over attached devices in id order
+ * @id: in: the lowest id to return; out: the id found
+ *
+ * Context: gpsphc_devs_mutex held.
+ * Return: the device with the lowest id >= *@id, or NULL.
+ */
+struct gpsphc_dev *gpsphc_dev_next(unsigned long *id)
+{
+	lockdep_assert_held(&gpsphc_devs_mutex);
+	return xa_find(&gpsphc_ids, id, ULONG_MAX, XA_PRESENT);
+}
+
+/**
  * gpsphc_dev_attach() - create and register the device for a tty
  * @tty: the tty the discipline is being attached to
+ *
+ * Everything that feeds the device (the DCD lookup) is enabled last, once
+ * everything it feeds (PPS source, framer) exists.
  *
  * Return: the new device, or an ERR_PTR() on failure.
  */
@@ -106,37 +143,51 @@ struct gpsphc_dev *gpsphc_dev_attach(struct tty_struct *tty)
 	if (!gdev)
 		return ERR_PTR(-ENOMEM);
 
-	ret = ida_alloc(&gpsphc_ida, GFP_KERNEL);
-	if (ret < 0) {
-		kfree(gdev);
-		return ERR_PTR(ret);
-	}
-	gdev->id = ret;
 	gdev->tty = tty;
 	strscpy(gdev->tty_name, tty->name, sizeof(gdev->tty_name));
 	INIT_LIST_HEAD(&gdev->node);
+	spin_lock_init(&gdev->pps_lock);
+	mutex_init(&gdev->ntf_lock);
+	gdev->edge = GPSPHC_EDGE_RISING;
+	gpsphc_rx_init(gdev);
 
 	device_initialize(&gdev->dev);
 	gdev->dev.class = &gpsphc_class;
 	gdev->dev.parent = tty->dev;
 	gdev->dev.release = gpsphc_dev_release;
 	dev_set_drvdata(&gdev->dev, gdev);
-	ret = dev_set_name(&gdev->dev, "gpsphc%d", gdev->id);
+
+	mutex_lock(&gpsphc_devs_mutex);
+	ret = xa_alloc(&gpsphc_ids, &gdev->id, gdev, xa_limit_31b, GFP_KERNEL);
 	if (ret)
 		goto out_put_dev;
 
+	ret = dev_set_name(&gdev->dev, "gpsphc%u", gdev->id);
+	if (ret)
+		goto out_erase_id;
+
 	ret = device_add(&gdev->dev);
 	if (ret)
-		goto out_put_dev;
+		goto out_erase_id;
+
+	ret = gpsphc_pps_register(gdev);
+	if (ret)
+		goto out_del_dev;
 
 	spin_lock_irqsave(&gpsphc_devs_lock, flags);
 	list_add_tail(&gdev->node, &gpsphc_devs);
 	spin_unlock_irqrestore(&gpsphc_devs_lock, flags);
+	gpsphc_devs_generation++;
+	mutex_unlock(&gpsphc_devs_mutex);
 
 	return gdev;
 
+out_del_dev:
+	device_del(&gdev->dev);
+out_erase_id:
+	xa_erase(&gpsphc_ids, gdev->id);
 out_put_dev:
-	/* The release callback frees the id and the structure. */
+	mutex_unlock(&gpsphc_devs_mutex);
 	put_device(&gdev->dev);
 	return ERR_PTR(ret);
 }
@@ -145,8 +196,10 @@ out_put_dev:
  * gpsphc_dev_detach() - unregister the device of a tty
  * @tty: the tty the discipline is being detached from
  *
- * The device leaves the lookup list first, so a DCD interrupt that races
- * with the detach finds nothing rather than a device being torn down.
+ * Teardown runs in the reverse order of attach: first nothing can feed the
+ * device any more (DCD lookup, then the notification worker), then what
+ * it feeds goes away. The structure itself lives on until the last
+ * reference (an open sysfs file) is dropped.
  */
 void gpsphc_dev_detach(struct tty_struct *tty)
 {
@@ -161,5 +214,13 @@ void gpsphc_dev_detach(struct tty_struct *tty)
 	list_del_init(&gdev->node);
 	spin_unlock_irqrestore(&gpsphc_devs_lock, flags);
 
+	mutex_lock(&gpsphc_devs_mutex);
+	xa_erase(&gpsphc_ids, gdev->id);
+	gdev->detached = true;
+	gpsphc_devs_generation++;
+	mutex_unlock(&gpsphc_devs_mutex);
+
+	cancel_work_sync(&gdev->ntf_work);
+	gpsphc_pps_unregister(gdev);
 	device_unregister(&gdev->dev);
 }

@@ -22,6 +22,56 @@ MODULE_PARM_DESC(ldisc, "line discipline number to register (default 29, N_DEVEL
 static struct tty_ldisc_ops gpsphc_ldisc_ops;
 static int (*n_tty_open_op)(struct tty_struct *tty);
 static void (*n_tty_close_op)(struct tty_struct *tty);
+static void (*n_tty_receive_buf_op)(struct tty_struct *tty,
+				    const gpsphc_rx_char_t *cp,
+				    const gpsphc_rx_flag_t *fp,
+				    gpsphc_rx_count_t count);
+
+static void gpsphc_ldisc_dcd_change(struct tty_struct *tty, bool active)
+{
+	struct system_time_snapshot snap;
+	struct gpsphc_dev *gdev;
+
+	/* The timestamp is the whole point: take it before anything else. */
+	ktime_get_snapshot(&snap);
+
+	gdev = gpsphc_dev_lookup(tty);
+	/*
+	 * Cannot fail while the ldisc is open (the caller holds an ldisc
+	 * reference, detach waits for it), but the ldisc locking is
+	 * convoluted enough that a miss must not crash.
+	 */
+	if (WARN_ON_ONCE(!gdev))
+		return;
+	gpsphc_pps_capture(gdev, &snap, active);
+}
+
+/*
+ * The framer must see every byte, even when nobody reads the tty: so the
+ * chunk is always consumed whole, and n_tty gets it through its
+ * non-flow-controlled receive_buf (a reader that falls 4 KiB behind loses
+ * data, as it would on a UART without flow control; the clock never does).
+ */
+static gpsphc_rx2_ret_t gpsphc_ldisc_receive_buf2(struct tty_struct *tty,
+						  const gpsphc_rx_char_t *cp,
+						  const gpsphc_rx_flag_t *fp,
+						  gpsphc_rx_count_t count)
+{
+	struct gpsphc_dev *gdev = gpsphc_dev_lookup(tty);
+
+	if (gdev)
+		gpsphc_rx_chunk(gdev, (const u8 *)cp, (const u8 *)fp, count);
+	n_tty_receive_buf_op(tty, cp, fp, count);
+	return count;
+}
+
+static void gpsphc_ldisc_receive_buf(struct tty_struct *tty,
+				     const gpsphc_rx_char_t *cp,
+				     const gpsphc_rx_flag_t *fp,
+				     gpsphc_rx_count_t count)
+{
+	gpsphc_ldisc_receive_buf2(tty, cp, fp, count);
+}
 
 static int gpsphc_ldisc_open(struct tty_struct *tty)
 {
@@ -69,24 +119,34 @@ static int __init gpsphc_init(void)
 	n_tty_inherit_ops(&gpsphc_ldisc_ops);
 	n_tty_open_op = gpsphc_ldisc_ops.open;
 	n_tty_close_op = gpsphc_ldisc_ops.close;
+	n_tty_receive_buf_op = gpsphc_ldisc_ops.receive_buf;
 
 	gpsphc_ldisc_ops.owner = THIS_MODULE;
 	gpsphc_ldisc_ops.num = ldisc;
 	gpsphc_ldisc_ops.name = "gpsphc";
 	gpsphc_ldisc_ops.open = gpsphc_ldisc_open;
 	gpsphc_ldisc_ops.close = gpsphc_ldisc_close;
+	gpsphc_ldisc_ops.receive_buf = gpsphc_ldisc_receive_buf;
+	gpsphc_ldisc_ops.receive_buf2 = gpsphc_ldisc_receive_buf2;
+	gpsphc_ldisc_ops.dcd_change = gpsphc_ldisc_dcd_change;
 
 	ret = gpsphc_class_register();
 	if (ret)
 		return ret;
 
-	ret = tty_register_ldisc(&gpsphc_ldisc_ops);
+	ret = gpsphc_netlink_register();
 	if (ret)
 		goto out_unregister_class;
+
+	ret = tty_register_ldisc(&gpsphc_ldisc_ops);
+	if (ret)
+		goto out_unregister_netlink;
 
 	pr_info("line discipline %d registered\n", ldisc);
 	return 0;
 
+out_unregister_netlink:
+	gpsphc_netlink_unregister();
 out_unregister_class:
 	gpsphc_class_unregister();
 	return ret;
@@ -96,6 +156,7 @@ static void __exit gpsphc_exit(void)
 {
 	/* The ldisc's module reference keeps us loaded while a tty uses it. */
 	tty_unregister_ldisc(&gpsphc_ldisc_ops);
+	gpsphc_netlink_unregister();
 	gpsphc_class_unregister();
 }
 

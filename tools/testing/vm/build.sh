@@ -40,7 +40,7 @@ kbuild_module() {
 
 kbuild_module gpsphc "$TOP/Kbuild" "$TOP/kmod"
 [ -d "$TOP/tools/testing/gpsphc_sim" ] &&
-	kbuild_module gpsphc_sim "$TOP"/tools/testing/gpsphc_sim/*.c "$TOP"/tools/testing/gpsphc_sim/Kbuild
+	kbuild_module gpsphc_sim "$TOP"/tools/testing/gpsphc_sim/*.[ch] "$TOP"/tools/testing/gpsphc_sim/Kbuild
 
 # Userspace programs are the same for both kernels; build them once.
 USR=$TOP/tools/testing/vm/build/user

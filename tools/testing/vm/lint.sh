@@ -14,7 +14,7 @@ rc=0
 # The compat and host-type headers exist to do what checkpatch warns
 # about (version tests, typedefs of C99 types), so only those checks are
 # off for them.
-COMPAT_FILES="kmod/compat.h kmod/pure_types.h"
+COMPAT_FILES="kmod/compat.h kmod/pure_types.h tools/testing/gpsphc_sim/compat.h"
 COMPAT_IGNORE=LINUX_VERSION_CODE,NEW_TYPEDEFS,CONSTANT_COMPARISON,PREFER_KERNEL_TYPES
 
 checkpatch_files() {

@@ -98,28 +98,38 @@ TEST_F(tty, writes_reach_the_port)
 	EXPECT_STREQ(cmd, got);
 }
 
-/* 100 attach/detach cycles leave no device behind and no slab growth. */
-TEST_F(tty, attach_detach_100_times_no_leak)
+/*
+ * Attach/detach cycles leave no device behind and no slab growth. Slab
+ * usage moves by a few hundred kB on its own while per-CPU partial slabs
+ * and the vmalloc/xarray caches fill (measured on 6.12: +204 kB over the
+ * first 300 cycles, then +28 kB over 2000 in one run and +400 kB over
+ * 1000 in another), so the check runs 1000 cycles after a warm-up of
+ * 300 and allows 1 MB: one leaked device structure per cycle (it sits
+ * in kmalloc-4k: over 2 KiB with its framer and event queue) is 4 MB.
+ */
+TEST_F(tty, attach_detach_cycles_no_leak)
 {
+	int pps_sources = dir_entries("/sys/class/pps");
 	long before, after;
 	int i;
 
-	for (i = 0; i < 10; i++) {	/* warm up caches the first attach fills */
-		ASSERT_EQ(0, ldisc_set(self->fd, GPSPHC_LDISC));
-		ASSERT_EQ(0, ldisc_set(self->fd, N_TTY));
-	}
-	before = slab_kb();
-	ASSERT_LT(0, before);
-	for (i = 0; i < 100; i++) {
+	for (i = 0; i < 300; i++) {
 		ASSERT_EQ(0, ldisc_set(self->fd, GPSPHC_LDISC));
 		ASSERT_EQ(1, dir_entries(GPSPHC_CLASS));
 		ASSERT_EQ(0, ldisc_set(self->fd, N_TTY));
 		ASSERT_EQ(0, dir_entries(GPSPHC_CLASS));
 	}
+	before = slab_kb();
+	ASSERT_LT(0, before);
+	for (i = 0; i < 1000; i++) {
+		ASSERT_EQ(0, ldisc_set(self->fd, GPSPHC_LDISC));
+		ASSERT_EQ(0, ldisc_set(self->fd, N_TTY));
+	}
 	after = slab_kb();
-	TH_LOG("Slab before %ld kB, after %ld kB", before, after);
-	/* One leaked device with its sysfs nodes is > 2 kB: 100 are > 200 kB. */
-	EXPECT_GT(64, after - before);
+	TH_LOG("Slab before %ld kB, after 1000 more cycles %ld kB", before, after);
+	EXPECT_EQ(0, dir_entries(GPSPHC_CLASS));
+	EXPECT_EQ(pps_sources, dir_entries("/sys/class/pps"));
+	EXPECT_GT(1024, after - before);
 }
 
 /* Attaching steers a clock: without CAP_SYS_TIME it is refused. */

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpsphc: the "gpsphc" generic netlink family. The protocol is documented
+ * in uapi/linux/gpsphc.h and Documentation/netlink/specs/gpsphc.yaml.
+ */
+
+#include <linux/capability.h>
+#include <net/genetlink.h>
+
+#include "gpsphc.h"
+
+enum gpsphc_mcgrp {
+	GPSPHC_MCGRP_EVENTS_IDX,
+};
+
+static const struct genl_multicast_group gpsphc_mcgrps[] = {
+	[GPSPHC_MCGRP_EVENTS_IDX] = { .name = GPSPHC_MCGRP_EVENTS },
+};
+
+static const struct nla_policy gpsphc_dev_get_policy[GPSPHC_A_DEV_TTY + 1] = {
+	[GPSPHC_A_DEV_ID]	= { .type = NLA_U32 },
+	[GPSPHC_A_DEV_TTY]	= { .type = NLA_NUL_STRING, .len = 63 },
+};
+
+static const struct nla_policy gpsphc_dev_set_policy[GPSPHC_A_DEV_EDGE + 1] = {
+	[GPSPHC_A_DEV_ID]	= { .type = NLA_U32 },
+	[GPSPHC_A_DEV_EDGE]	= NLA_POLICY_RANGE(NLA_U32, GPSPHC_EDGE_RISING,
+						   GPSPHC_EDGE_MAX),
+};
+
+static struct genl_family gpsphc_genl_family;
+
+static int gpsphc_put_stats(struct sk_buff *skb, struct gpsphc_dev *gdev)
+{
+	u64 stats[GPSPHC_A_STATS_MAX + 1];
+	struct nlattr *nest;
+	int attr;
+
+	gpsphc_dev_stats(gdev, stats);
+	nest = nla_nest_start(skb, GPSPHC_A_DEV_STATS);
+	if (!nest)
+		return -EMSGSIZE;
+	for (attr = GPSPHC_A_STATS_SENTENCES; attr < GPSPHC_A_STATS_PAD; attr++)
+		if (nla_put_u64_64bit(skb, attr, stats[attr], GPSPHC_A_STATS_PAD))
+			goto out_cancel;
+	nla_nest_end(skb, nest);
+	return 0;
+
+out_cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+/**
+ * gpsphc_fill_dev() - describe a device in a netlink message
+ * @skb: the message, its genetlink header already in place
+ * @gdev: the device
+ *
+ * Return: 0, or -EMSGSIZE when @skb is full.
+ */
+int gpsphc_fill_dev(struct sk_buff *skb, struct gpsphc_dev *gdev)
+{
+	if (nla_put_u32(skb, GPSPHC_A_DEV_ID, gdev->id) ||
+	    nla_put_string(skb, GPSPHC_A_DEV_TTY, gdev->tty_name) ||
+	    nla_put_u32(skb, GPSPHC_A_DEV_PPS_INDEX, gpsphc_pps_index(gdev)) ||
+	    nla_put_u32(skb, GPSPHC_A_DEV_EDGE, READ_ONCE(gdev->edge)))
+		return -EMSGSIZE;
+	return gpsphc_put_stats(skb, gdev);
+}
+
+/* Find the device a request names. Context: gpsphc_devs_mutex held. */
+static struct gpsphc_dev *gpsphc_find_dev(struct genl_info *info)
+{
+	struct nlattr *id = info->attrs[GPSPHC_A_DEV_ID];
+	struct nlattr *tty = info->attrs[GPSPHC_A_DEV_TTY];
+	struct gpsphc_dev *gdev;
+
+	if (!id && !tty) {
+		NL_SET_ERR_MSG(info->extack,
+			       "name the device with GPSPHC_A_DEV_ID or GPSPHC_A_DEV_TTY");
+		return ERR_PTR(-EINVAL);
+	}
+	if (id && tty) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tty,
+				    "give GPSPHC_A_DEV_ID or GPSPHC_A_DEV_TTY, not both");
+		return ERR_PTR(-EINVAL);
+	}
+	gdev = id ? gpsphc_dev_find_id(nla_get_u32(id)) :
+		    gpsphc_dev_find_tty(nla_data(tty));
+	if (!gdev) {
+		NL_SET_ERR_MSG_ATTR(info->extack, id ?: tty,
+				    "no tty with the gpsphc discipline attached matches");
+		return ERR_PTR(-ENODEV);
+	}
+	return gdev;
+}
+
+static int gpsphc_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct gpsphc_dev *gdev;
+	struct sk_buff *msg;
+	void *hdr;
+	int ret;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &gpsphc_genl_family, 0,
+				GPSPHC_CMD_DEV_GET);
+	if (!hdr) {
+		ret = -EMSGSIZE;
+		goto out_free_msg;
+	}
+
+	mutex_lock(&gpsphc_devs_mutex);
+	gdev = gpsphc_find_dev(info);
+	ret = IS_ERR(gdev) ? PTR_ERR(gdev) : gpsphc_fill_dev(msg, gdev);
+	mutex_unlock(&gpsphc_devs_mutex);
+	if (ret)
+		goto out_free_msg;
+
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+out_free_msg:
+	nlmsg_free(msg);
+	return ret;
+}
+
+static int gpsphc_nl_dev_get_dumpit(struct sk_buff *skb,
+				    struct netlink_callback *cb)
+{
+	/* cb->args[0]: the id to continue from. */
+	unsigned long id = cb->args[0];
+	struct gpsphc_dev *gdev;
+	int ret = 0;
+	void *hdr;
+
+	mutex_lock(&gpsphc_devs_mutex);
+	cb->seq = gpsphc_devs_generation;
+	while ((gdev = gpsphc_dev_next(&id))) {
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &gpsphc_genl_family,
+				  NLM_F_MULTI, GPSPHC_CMD_DEV_GET);
+		if (!hdr) {
+			ret = -EMSGSIZE;
+			break;
+		}
+		genl_dump_check_consistent(cb, hdr);
+		ret = gpsphc_fill_dev(skb, gdev);
+		if (ret) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		id++;
+	}
+	mutex_unlock(&gpsphc_devs_mutex);
+	cb->args[0] = id;
+
+	/* A full skb ends this round; the dump continues in the next. */
+	if (ret == -EMSGSIZE && skb->len)
+		return skb->len;
+	return ret ?: skb->len;
+}
+
+static int gpsphc_nl_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct gpsphc_dev *gdev;
+
+	/* Checked here rather than by GENL_ADMIN_PERM to give a reason. */
+	if (!netlink_capable(skb, CAP_NET_ADMIN)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "changing gpsphc settings needs CAP_NET_ADMIN");
+		return -EPERM;
+	}
+	if (GENL_REQ_ATTR_CHECK(info, GPSPHC_A_DEV_ID))
+		return -EINVAL;
+
+	mutex_lock(&gpsphc_devs_mutex);
+	gdev = gpsphc_find_dev(info);
+	if (IS_ERR(gdev)) {
+		mutex_unlock(&gpsphc_devs_mutex);
+		return PTR_ERR(gdev);
+	}
+	if (info->attrs[GPSPHC_A_DEV_EDGE])
+		gpsphc_pps_set_edge(gdev,
+				    nla_get_u32(info->attrs[GPSPHC_A_DEV_EDGE]));
+	mutex_unlock(&gpsphc_devs_mutex);
+	return 0;
+}
+
+static const struct genl_ops gpsphc_genl_ops[] = {
+	{
+		.cmd = GPSPHC_CMD_DEV_GET,
+		.doit = gpsphc_nl_dev_get_doit,
+		.dumpit = gpsphc_nl_dev_get_dumpit,
+		.policy = gpsphc_dev_get_policy,
+		.maxattr = ARRAY_SIZE(gpsphc_dev_get_policy) - 1,
+	},
+	{
+		.cmd = GPSPHC_CMD_DEV_SET,
+		.doit = gpsphc_nl_dev_set_doit,
+		.policy = gpsphc_dev_set_policy,
+		.maxattr = ARRAY_SIZE(gpsphc_dev_set_policy) - 1,
+	},
+};
+
+static struct genl_family gpsphc_genl_family __ro_after_init = {
+	.name = GPSPHC_GENL_NAME,
+	.version = GPSPHC_GENL_VERSION,
+	.module = THIS_MODULE,
+	.ops = gpsphc_genl_ops,
+	.n_ops = ARRAY_SIZE(gpsphc_genl_ops),
+	.mcgrps = gpsphc_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(gpsphc_mcgrps),
+};
+
+/* Start an event message, or return NULL when nobody listens. */
+static struct sk_buff *gpsphc_ntf_new(struct gpsphc_dev *gdev, u8 cmd,
+				      void **hdr)
+{
+	struct sk_buff *msg;
+
+	if (!genl_has_listeners(&gpsphc_genl_family, &init_net,
+				GPSPHC_MCGRP_EVENTS_IDX))
+		return NULL;
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return NULL;
+	*hdr = genlmsg_put(msg, 0, 0, &gpsphc_genl_family, 0, cmd);
+	if (!*hdr || nla_put_u32(msg, GPSPHC_A_DEV_ID, gdev->id)) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+static void gpsphc_ntf_send(struct sk_buff *msg, void *hdr)
+{
+	genlmsg_end(msg, hdr);
+	genlmsg_multicast(&gpsphc_genl_family, msg, 0, GPSPHC_MCGRP_EVENTS_IDX,
+			  GFP_KERNEL);
+}
+
+/**
+ * gpsphc_notify_pps() - multicast one PPS edge
+ * @gdev: the device
+ * @ev: the edge
+ *
+ * Context: process.
+ */
+void gpsphc_notify_pps(struct gpsphc_dev *gdev,
+		       const struct gpsphc_pps_event *ev)
+{
+	struct nlattr *nest;
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = gpsphc_ntf_new(gdev, GPSPHC_CMD_PPS_NTF, &hdr);
+	if (!msg)
+		return;
+	nest = nla_nest_start(msg, GPSPHC_A_DEV_PPS);
+	if (!nest ||
+	    nla_put_u32(msg, GPSPHC_A_PPS_SEQ, ev->seq) ||
+	    nla_put_u64_64bit(msg, GPSPHC_A_PPS_RAW_NS, ev->raw_ns,
+			      GPSPHC_A_PPS_PAD) ||
+	    nla_put_u64_64bit(msg, GPSPHC_A_PPS_REAL_NS, ev->real_ns,
+			      GPSPHC_A_PPS_PAD) ||
+	    nla_put_u32(msg, GPSPHC_A_PPS_EDGE, ev->edge) ||
+	    (ev->assert && nla_put_flag(msg, GPSPHC_A_PPS_ASSERT))) {
+		nlmsg_free(msg);
+		return;
+	}
+	nla_nest_end(msg, nest);
+	gpsphc_ntf_send(msg, hdr);
+}
+
+/**
+ * gpsphc_notify_sentence() - multicast one framed sentence
+ * @gdev: the device
+ * @s: the sentence
+ *
+ * Context: the tty receive path.
+ */
+void gpsphc_notify_sentence(struct gpsphc_dev *gdev,
+			    const struct gpsphc_sentence *s)
+{
+	struct nlattr *nest;
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = gpsphc_ntf_new(gdev, GPSPHC_CMD_SENTENCE_NTF, &hdr);
+	if (!msg)
+		return;
+	nest = nla_nest_start(msg, GPSPHC_A_DEV_SENTENCE);
+	if (!nest ||
+	    nla_put_u32(msg, GPSPHC_A_SENT_SEQ, s->seq) ||
+	    nla_put_u64_64bit(msg, GPSPHC_A_SENT_RAW_NS, s->start_ns,
+			      GPSPHC_A_SENT_PAD) ||
+	    nla_put_u64_64bit(msg, GPSPHC_A_SENT_REAL_NS,
+			      s->start_ns + gdev->rx_real_offset_ns,
+			      GPSPHC_A_SENT_PAD) ||
+	    nla_put(msg, GPSPHC_A_SENT_DATA, s->len, s->data) ||
+	    nla_put_u32(msg, GPSPHC_A_SENT_CSUM, s->csum)) {
+		nlmsg_free(msg);
+		return;
+	}
+	nla_nest_end(msg, nest);
+	gpsphc_ntf_send(msg, hdr);
+}
+
+/**
+ * gpsphc_netlink_register() - register the gpsphc genetlink family
+ *
+ * Return: 0 or a negative errno.
+ */
+int gpsphc_netlink_register(void)
+{
+	return genl_register_family(&gpsphc_genl_family);
+}
+
+/**
+ * gpsphc_netlink_unregister() - unregister the gpsphc genetlink family
+ */
+void gpsphc_netlink_unregister(void)
+{
+	genl_unregister_family(&gpsphc_genl_family);
+}
