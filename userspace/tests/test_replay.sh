@@ -51,7 +51,7 @@ run() {
 }
 
 echo "TAP version 13"
-echo "1..9"
+echo "1..12"
 for log in "$here"/captures/*.log; do
 	name=$(basename "$log" .log)
 	opts=$(sed -n 's/^# Replay: gpsphcd --replay [^ ]* *//p' "$log")
@@ -90,6 +90,26 @@ ok $? "--state raises the pivot above an old capture"
 run ublox-leap-2016 "$here/captures/ublox-leap-2016.expected" \
 	--not-before 2016-01-01
 ok $? "replay reads no state unless --state is given"
+
+# Leap data problems are loud warnings; labelling goes on with the
+# built-in table.  run() passes the good list first; the later
+# --leapfile wins.
+run ublox-leap-2016 "$here/captures/ublox-leap-2016.expected" \
+	--not-before 2016-01-01 --leapfile "$tmp/no-such-file"
+[ $? -eq 0 ] && grep -q "WARNING: cannot read leap-second file $tmp/no-such-file" "$tmp/err"
+ok $? "missing leap-seconds.list: warning, built-in table, same labels"
+
+sed 's/^3692217600      37/3692217601      37/' "$leap" >"$tmp/badhash.list"
+run ublox-leap-2016 "$here/captures/ublox-leap-2016.expected" \
+	--not-before 2016-01-01 --leapfile "$tmp/badhash.list"
+[ $? -eq 0 ] && grep -q "WARNING: .*hash mismatch" "$tmp/err"
+ok $? "leap-seconds.list with a bad hash: warning, built-in table, same labels"
+
+# Labels past the expiry of the leap data: one loud warning, labels go on.
+run gn-faults-2024 "$here/captures/gn-faults-2024.expected" \
+	--not-before 2024-01-01
+! grep -q "expired" "$tmp/err"
+ok $? "no expiry warning while the data is current"
 
 # A malformed capture line is an error with its line number.
 printf 'P 1000\nX 2000\n' >"$tmp/bad.log"
