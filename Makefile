@@ -7,6 +7,7 @@
 #   make deps                 install the Debian packages build and tests need
 #   make demo                 the main job on a simulated receiver, in a VM
 #   make check                every test: host tests, then both kernels in VMs
+#   make bench                benchmarks in the VM (figures, not tests)
 #   make checkpatch sparse    kernel style and static checks
 
 KVER ?= $(shell uname -r)
@@ -29,6 +30,9 @@ check: deps
 demo: deps
 	@sh tools/testing/vm/demo.sh
 
+bench: deps
+	@sh tools/testing/vm/bench.sh
+
 checkpatch: deps
 	@sh tools/testing/vm/lint.sh checkpatch
 
@@ -39,4 +43,4 @@ clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true
 	rm -rf tools/testing/vm/build
 
-.PHONY: all module deps check demo checkpatch sparse clean
+.PHONY: all module deps check demo bench checkpatch sparse clean

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench_ldisc: figures for the gpsphc receive and DCD paths, in the VM.
+ * Not a test: it prints measurements, never pass/fail.
+ *
+ * 1. Throughput: NMEA text injected through the fake UART in 4 KiB receive
+ *    chunks and read back through the tty, with plain N_TTY and with the
+ *    gpsphc discipline on the same port; the ratio is what framing costs.
+ * 2. DCD edge cost: the fake UART toggles DCD from debugfs; the time per
+ *    toggle with gpsphc attached minus the time with N_TTY is the cost of
+ *    our dcd_change path (snapshot, lookup, queue, pps_event, worker kick).
+ */
+#include <poll.h>
+#include <time.h>
+
+#include "gpsphc_test.h"
+
+#define PORT		2
+#define CHUNK		4096
+#define TOTAL		(8 << 20)
+#define EDGES		20000
+#define ROUNDS		5
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void fill_nmea(char *buf, size_t len)
+{
+	static const char line[] =
+		"$GPRMC,123519,A,4807.038,N,01131.000,E,022.4,084.4,230394,003.1,W*6A\r\n";
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = line[i % (sizeof(line) - 1)];
+}
+
+/* Bytes per second through the port with discipline @ldisc. */
+static double throughput(int ldisc)
+{
+	static char chunk[CHUNK], sink[CHUNK];
+	int fd = sim_tty_open(PORT, O_NONBLOCK);
+	size_t done = 0;
+	double t0;
+
+	if (fd < 0 || ldisc_set(fd, ldisc))
+		return -1;
+	fill_nmea(chunk, sizeof(chunk));
+	t0 = now_s();
+	while (done < TOTAL) {
+		size_t got = 0;
+
+		if (sim_write(PORT, "rx", chunk, CHUNK) != CHUNK)
+			return -1;
+		while (got < CHUNK) {
+			struct pollfd p = { .fd = fd, .events = POLLIN };
+			ssize_t n;
+
+			if (poll(&p, 1, 2000) <= 0)
+				return -1;
+			n = read(fd, sink, sizeof(sink));
+			if (n > 0)
+				got += n;
+		}
+		done += CHUNK;
+	}
+	t0 = now_s() - t0;
+	ldisc_set(fd, N_TTY);
+	close(fd);
+	return TOTAL / t0;
+}
+
+/* Seconds per DCD edge toggled through debugfs with discipline @ldisc. */
+static double edge_cost(int ldisc)
+{
+	char path[128];
+	int fd = sim_tty_open(PORT, O_NONBLOCK), ctl, i;
+	double t0;
+
+	if (fd < 0 || ldisc_set(fd, ldisc))
+		return -1;
+	snprintf(path, sizeof(path), SIM_DEBUGFS "/ttyGPSSIM%d/dcd", PORT);
+	ctl = open(path, O_WRONLY);
+	if (ctl < 0)
+		return -1;
+	t0 = now_s();
+	for (i = 0; i < EDGES; i++)
+		if (pwrite(ctl, i & 1 ? "0" : "1", 1, 0) != 1)
+			return -1;
+	t0 = now_s() - t0;
+	close(ctl);
+	ldisc_set(fd, N_TTY);
+	close(fd);
+	return t0 / EDGES;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+int main(void)
+{
+	double tty[ROUNDS], gps[ROUNDS], e_tty[ROUNDS], e_gps[ROUNDS];
+	int r;
+
+	for (r = 0; r < ROUNDS; r++) {	/* interleaved: host load hits both */
+		tty[r] = throughput(N_TTY);
+		gps[r] = throughput(GPSPHC_LDISC);
+		e_tty[r] = edge_cost(N_TTY);
+		e_gps[r] = edge_cost(GPSPHC_LDISC);
+		if (tty[r] < 0 || gps[r] < 0 || e_tty[r] < 0 || e_gps[r] < 0) {
+			printf("# bench: a measurement failed (errno %d)\n", errno);
+			return 1;
+		}
+	}
+	qsort(tty, ROUNDS, sizeof(double), cmp_double);
+	qsort(gps, ROUNDS, sizeof(double), cmp_double);
+	qsort(e_tty, ROUNDS, sizeof(double), cmp_double);
+	qsort(e_gps, ROUNDS, sizeof(double), cmp_double);
+	printf("# bench rx: N_TTY %.2f MB/s, gpsphc %.2f MB/s, ratio %.3f (median of %d, %d MiB each)\n",
+	       tty[ROUNDS / 2] / 1e6, gps[ROUNDS / 2] / 1e6,
+	       gps[ROUNDS / 2] / tty[ROUNDS / 2], ROUNDS, TOTAL >> 20);
+	printf("# bench dcd: %.0f ns per edge with N_TTY, %.0f ns with gpsphc, cost %.0f ns (median of %d x %d edges)\n",
+	       e_tty[ROUNDS / 2] * 1e9, e_gps[ROUNDS / 2] * 1e9,
+	       (e_gps[ROUNDS / 2] - e_tty[ROUNDS / 2]) * 1e9, ROUNDS, EDGES);
+	return 0;
+}
