@@ -27,6 +27,10 @@
  *   ttyGPSSIM<N>/tx            ro bytes the port transmitted, consumed on read
  *   ttyGPSSIM<N>/mctrl         ro last set_mctrl() value, "0x%04x\n"
  *   ttyGPSSIM<N>/baud          ro baud rate of the last set_termios()
+ *   ttyGPSSIM<N>/msr_gate      rw 0 (default): every DCD change is delivered;
+ *                              1: only while an 8250 would have its modem
+ *                              status interrupt on (ms_enabled)
+ *   ttyGPSSIM<N>/ms_enabled    ro 1 if CRTSCTS, !CLOCAL, N_PPS or TIOCMIWAIT
  *   ttyGPSSIM<N>/pulse_*       PPS generator: enable, ppb, jitter_ns, seed,
  *                              width_ms, miss, spike_ns, spike_every
  *
@@ -40,6 +44,7 @@
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
+#include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
@@ -135,6 +140,8 @@ struct gsim_port {
 
 	/* under the port lock */
 	bool			dcd;
+	bool			msr_gate;	/* deliver only if ms_enabled */
+	bool			ms_enabled;	/* 8250 IER_MSI would be set */
 	bool			rx_stopped;
 	unsigned int		mctrl;
 	unsigned int		baud;
@@ -230,13 +237,32 @@ static void gsim_stop_rx(struct uart_port *port)
 	to_gsim_port(port)->rx_stopped = true;
 }
 
+/*
+ * A real 8250 enables its modem status interrupt only for CRTSCTS, !CLOCAL,
+ * UPF_HARDPPS_CD (set for N_PPS) or while TIOCMIWAIT waits. ms_enabled
+ * tracks that; DCD changes are gated by it only when msr_gate is set.
+ */
 static void gsim_enable_ms(struct uart_port *port)
 {
-	/*
-	 * DCD changes are always delivered, as if the modem status interrupt
-	 * were always enabled. A real 8250 enables it only for CRTSCTS,
-	 * !CLOCAL, N_PPS (UPF_HARDPPS_CD) or TIOCMIWAIT.
-	 */
+	to_gsim_port(port)->ms_enabled = true;
+}
+
+/* As serial8250_do_set_ldisc(). */
+static void gsim_set_ldisc(struct uart_port *port, struct ktermios *termios)
+{
+	struct gsim_port *sp = to_gsim_port(port);
+	unsigned long flags;
+
+	uart_port_lock_irqsave(port, &flags);
+	if (termios->c_line == N_PPS) {
+		port->flags |= UPF_HARDPPS_CD;
+		sp->ms_enabled = true;
+	} else {
+		port->flags &= ~UPF_HARDPPS_CD;
+		if (!UART_ENABLE_MS(port, termios->c_cflag))
+			sp->ms_enabled = false;
+	}
+	uart_port_unlock_irqrestore(port, flags);
 }
 
 static void gsim_break_ctl(struct uart_port *port, int break_state)
@@ -251,6 +277,7 @@ static int gsim_startup(struct uart_port *port)
 
 	uart_port_lock_irqsave(port, &flags);
 	sp->rx_stopped = false;
+	sp->ms_enabled = false;
 	uart_port_unlock_irqrestore(port, flags);
 
 	return 0;
@@ -258,6 +285,12 @@ static int gsim_startup(struct uart_port *port)
 
 static void gsim_shutdown(struct uart_port *port)
 {
+	struct gsim_port *sp = to_gsim_port(port);
+	unsigned long flags;
+
+	uart_port_lock_irqsave(port, &flags);
+	sp->ms_enabled = false;
+	uart_port_unlock_irqrestore(port, flags);
 }
 
 static void gsim_set_termios(struct uart_port *port, struct ktermios *termios,
@@ -275,6 +308,7 @@ static void gsim_set_termios(struct uart_port *port, struct ktermios *termios,
 	uart_port_lock_irqsave(port, &flags);
 	uart_update_timeout(port, termios->c_cflag, baud);
 	sp->baud = baud;
+	sp->ms_enabled = UART_ENABLE_MS(port, termios->c_cflag);
 	uart_port_unlock_irqrestore(port, flags);
 
 	if (tty_termios_baud_rate(termios))
@@ -325,6 +359,7 @@ static const struct uart_ops gsim_uart_ops = {
 	.startup	= gsim_startup,
 	.shutdown	= gsim_shutdown,
 	.set_termios	= gsim_set_termios,
+	.set_ldisc	= gsim_set_ldisc,
 	.type		= gsim_type,
 	.release_port	= gsim_release_port,
 	.request_port	= gsim_request_port,
@@ -346,7 +381,7 @@ static ssize_t gsim_rx_deliver(struct gsim_port *sp, const u8 *chars,
 	struct uart_port *port = &sp->port;
 	struct tty_port *tport;
 	struct tty_struct *tty;
-	unsigned int stalled_ms = 0;
+	unsigned long deadline = 0;
 	unsigned long flags;
 	size_t done = 0;
 
@@ -392,9 +427,14 @@ static ssize_t gsim_rx_deliver(struct gsim_port *sp, const u8 *chars,
 		uart_port_unlock_irqrestore(port, flags);
 
 		done += got;
-		if (got < chunk) {
+		if (got == chunk) {
+			deadline = 0;
+		} else {
 			/* Flip buffer memory limit: let the ldisc catch up. */
-			if (++stalled_ms > GSIM_RX_STALL_MS)
+			if (!deadline)
+				deadline = jiffies +
+					   msecs_to_jiffies(GSIM_RX_STALL_MS);
+			else if (time_after(jiffies, deadline))
 				break;
 			usleep_range(1000, 2000);
 		}
@@ -506,6 +546,8 @@ static void gsim_dcd_edge(struct gsim_port *sp, bool level, s64 pulse,
 	if (sp->dcd == level)
 		return;
 	sp->dcd = level;
+	if (sp->msr_gate && !sp->ms_enabled)
+		return;		/* modem status interrupt off: nothing seen */
 
 	raw_ns = ktime_get_raw_ns();
 	mono_ns = ktime_get_ns();
@@ -726,10 +768,12 @@ static int gsim_pulse_ppb_store(struct gsim_port *sp, char *buf)
 
 	uart_port_lock_irqsave(&sp->port, &flags);
 	if (p->running) {
-		/* Keep the phase: the new rate applies from pulse k + 1. */
-		p->base_ns += (s64)(p->k + 1 - p->base_k) *
-			      (NSEC_PER_SEC + p->ppb);
-		p->base_k = p->k + 1;
+		/*
+		 * Keep the phase: pulse k (due or in progress) stays where the
+		 * old rate put it, the interval to pulse k + 1 has the new one.
+		 */
+		p->base_ns += (s64)(p->k - p->base_k) * (NSEC_PER_SEC + p->ppb);
+		p->base_k = p->k;
 	}
 	p->ppb = ppb;
 	uart_port_unlock_irqrestore(&sp->port, flags);
@@ -1038,6 +1082,33 @@ static int gsim_mctrl_show(struct gsim_port *sp, char *buf, size_t size)
 	return scnprintf(buf, size, "0x%04x\n", READ_ONCE(sp->mctrl));
 }
 
+static int gsim_msr_gate_show(struct gsim_port *sp, char *buf, size_t size)
+{
+	return scnprintf(buf, size, "%u\n", READ_ONCE(sp->msr_gate));
+}
+
+static int gsim_msr_gate_store(struct gsim_port *sp, char *buf)
+{
+	unsigned long flags;
+	bool gate;
+	int ret;
+
+	ret = kstrtobool(buf, &gate);
+	if (ret)
+		return ret;
+
+	uart_port_lock_irqsave(&sp->port, &flags);
+	sp->msr_gate = gate;
+	uart_port_unlock_irqrestore(&sp->port, flags);
+
+	return 0;
+}
+
+static int gsim_ms_enabled_show(struct gsim_port *sp, char *buf, size_t size)
+{
+	return scnprintf(buf, size, "%u\n", READ_ONCE(sp->ms_enabled));
+}
+
 static int gsim_baud_show(struct gsim_port *sp, char *buf, size_t size)
 {
 	return scnprintf(buf, size, "%u\n", READ_ONCE(sp->baud));
@@ -1047,6 +1118,8 @@ static const struct gsim_attr gsim_attrs[] = {
 	{ "dcd",		0644, gsim_dcd_show, gsim_dcd_store },
 	{ "mctrl",		0444, gsim_mctrl_show, NULL },
 	{ "baud",		0444, gsim_baud_show, NULL },
+	{ "msr_gate",		0644, gsim_msr_gate_show, gsim_msr_gate_store },
+	{ "ms_enabled",		0444, gsim_ms_enabled_show, NULL },
 	{ "pulse_enable",	0644, gsim_pulse_enable_show,
 				      gsim_pulse_enable_store },
 	{ "pulse_ppb",		0644, gsim_pulse_ppb_show,
@@ -1140,6 +1213,7 @@ static void gsim_port_setup(struct gsim_port *sp)
 	port->flags = UPF_FIXED_TYPE | UPF_FIXED_PORT;
 
 	sp->dcd = false;
+	sp->ms_enabled = false;
 	sp->rx_stopped = true;
 	sp->mctrl = 0;
 	sp->baud = 0;
