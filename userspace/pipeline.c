@@ -104,13 +104,13 @@ static void label(struct pipeline *p, const struct pp_pending *s)
 		p->held++;
 		leap_utc_from_tai(&p->leap, expected, &eu, &e60, &off);
 		format_utc(want, sizeof(want), eu, e60);
-		LOG("TIME JUMP HELD: the receiver says %s (TAI %" PRId64 ") but the running time is %s (TAI %" PRId64 "), %+" PRId64 " s; accepted only after %u consecutive consistent sentences (%u so far)\n",
+		LOG("TIME JUMP HELD: the receiver says %s (TAI %" PRId64 ") but the running time is %s (TAI %" PRId64 "), %+" PRId64 " s; accepted only after %u consecutive edges agree (%u so far)\n",
 		    got, s->lab.tai, want, expected, s->lab.tai - expected,
 		    p->guard.n, p->guard.cand_count);
 		return;
 	}
 	case GUARD_JUMP:
-		LOG("TIME JUMP ACCEPTED after %u consistent sentences: now %s (TAI %" PRId64 "), running time was TAI %" PRId64 " (%+" PRId64 " s)\n",
+		LOG("TIME JUMP ACCEPTED after %u consistent edges: now %s (TAI %" PRId64 "), running time was TAI %" PRId64 " (%+" PRId64 " s)\n",
 		    p->guard.n, got, s->lab.tai, expected,
 		    s->lab.tai - expected);
 		break;
@@ -210,9 +210,11 @@ static bool resolve(struct pipeline *p, int64_t t_ns, const char *s,
 	}
 	if (ret)
 		LOG("%s\n", e.msg);
-	if (out->lab.src != LEAP_SRC_RECEIVER && !p->warned_expired &&
+	if (out->lab.src != LEAP_SRC_RECEIVER &&
+	    (!p->warned_expired_utc ||
+	     out->lab.utc - p->warned_expired_utc >= SECS_PER_DAY) &&
 	    leap_check_expiry(&p->leap, out->lab.utc, &e)) {
-		p->warned_expired = true;
+		p->warned_expired_utc = out->lab.utc;
 		LOG("WARNING: %s\n", e.msg);
 	}
 	out->t_ns = t_ns;

@@ -62,7 +62,8 @@ struct pipeline {
 	bool have_last_good;
 	int64_t last_good_tai;
 
-	bool warned_expired, warned_behind, warned_frac;
+	bool warned_behind, warned_frac;
+	int64_t warned_expired_utc;	/* repeat the warning daily */
 	int64_t leap_announced;
 	unsigned long labels, held, rejected;
 };

@@ -51,7 +51,7 @@ run() {
 }
 
 echo "TAP version 13"
-echo "1..12"
+echo "1..13"
 for log in "$here"/captures/*.log; do
 	name=$(basename "$log" .log)
 	opts=$(sed -n 's/^# Replay: gpsphcd --replay [^ ]* *//p' "$log")
