@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "leap.h"
+#include "live.h"
 #include "pipeline.h"
 #include "replay.h"
 #include "state.h"
@@ -26,9 +27,11 @@
 #define DEFAULT_LEAPFILE	"/usr/share/zoneinfo/leap-seconds.list"
 #define DEFAULT_STATE		"/var/lib/gpsphc/state"	/* live mode */
 #define LEAPFILE_MAX		(1 << 20)
+#define DEFAULT_LDISC		29	/* N_DEVELOPMENT, gpsphc.ko's default */
 
 struct opts {
 	const char *replay, *record, *state, *leapfile, *device;
+	struct live_opts live;
 	bool have_not_before;
 	int64_t not_before;		/* UTC seconds */
 	unsigned int guard_n;
@@ -40,6 +43,12 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: gpsphcd [options] --replay FILE\n"
 		"       gpsphcd [options] [--record FILE] TTY    (live mode)\n"
+		"live mode:\n"
+		"  --baud N                 line speed (default: leave as set)\n"
+		"  --edge rising|falling    on-time PPS edge (default: leave as set)\n"
+		"  --ldisc N                the module's line discipline (default 29)\n"
+		"  --dump-events            print every kernel event as one line\n"
+		"  --record FILE            write events in the --replay format\n"
 		"options:\n"
 		"  --not-before YYYY-MM-DD  no time before this date (raises the era pivot)\n"
 		"  --state FILE             last-good time (live default " DEFAULT_STATE ";\n"
@@ -82,7 +91,7 @@ static bool parse_date(const char *s, int64_t *utc)
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	enum { O_NB = 256, O_STATE, O_LEAP, O_GUARD, O_OFF, O_WIN, O_MARGIN,
-	       O_REPLAY, O_RECORD };
+	       O_REPLAY, O_RECORD, O_BAUD, O_EDGE, O_LDISC, O_DUMP };
 	static const struct option lo[] = {
 		{ "replay", required_argument, NULL, O_REPLAY },
 		{ "record", required_argument, NULL, O_RECORD },
@@ -93,6 +102,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "offset", required_argument, NULL, O_OFF },
 		{ "window", required_argument, NULL, O_WIN },
 		{ "margin", required_argument, NULL, O_MARGIN },
+		{ "baud", required_argument, NULL, O_BAUD },
+		{ "edge", required_argument, NULL, O_EDGE },
+		{ "ldisc", required_argument, NULL, O_LDISC },
+		{ "dump-events", no_argument, NULL, O_DUMP },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -101,13 +114,37 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	int c;
 
 	*o = (struct opts){ .leapfile = DEFAULT_LEAPFILE,
-			    .guard_n = GUARD_DEF_N };
+			    .guard_n = GUARD_DEF_N,
+			    .live.ldisc = DEFAULT_LDISC };
 	assoc_defaults(&o->assoc);
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
 		case O_REPLAY:	o->replay = optarg; break;
 		case O_RECORD:	o->record = optarg; break;
 		case O_STATE:	o->state = optarg; break;
+		case O_DUMP:	o->live.dump_events = true; break;
+		case O_BAUD:
+			if (!live_parse_baud(optarg, &o->live.baud)) {
+				fprintf(stderr, "gpsphcd: --baud \"%s\" is not a standard rate (1200..921600, e.g. 9600)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case O_EDGE:
+			if (!live_parse_edge(optarg, &o->live.edge)) {
+				fprintf(stderr, "gpsphcd: --edge \"%s\" must be rising or falling\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case O_LDISC:
+			if (!parse_ll(optarg, 1, 30, &v)) {
+				fprintf(stderr, "gpsphcd: --ldisc \"%s\" must be 1..30, the module's ldisc parameter (default %d)\n",
+					optarg, DEFAULT_LDISC);
+				return 2;
+			}
+			o->live.ldisc = (int)v;
+			break;
 		case O_LEAP:	o->leapfile = optarg; break;
 		case O_NB:
 			if (!parse_date(optarg, &o->not_before)) {
@@ -204,20 +241,26 @@ static void emit(void *ctx, const struct pp_label *l)
 	pp_print_label(stdout, l);
 }
 
-static int live_main(const struct opts *o, struct pipeline *p)
+static int live_main(struct opts *o, struct pipeline *p)
 {
-	/*
-	 * Live mode hook: attach the gpsphc line discipline to o->device
-	 * (set CLOCAL), subscribe to the netlink family, and for each
-	 * event call pipeline_edge() / pipeline_sentence() (and
-	 * record_edge() / record_sentence() when o->record is set); send
-	 * each label from the pipeline's emit callback as TIME_SET, and
-	 * state_save() the last-good time periodically.
-	 */
-	(void)p;
-	fprintf(stderr, "gpsphcd: live mode on %s is not built into this gpsphcd yet; use --replay FILE\n",
-		o->device);
-	return 2;
+	int ret;
+
+	o->live.device = o->device;
+	if (o->record) {
+		o->live.record = fopen(o->record, "w");
+		if (!o->live.record) {
+			fprintf(stderr, "gpsphcd: cannot write the capture %s: %s\n",
+				o->record, strerror(errno));
+			return 1;
+		}
+	}
+	ret = live_run(&o->live, p);
+	if (o->live.record && fclose(o->live.record)) {
+		fprintf(stderr, "gpsphcd: writing the capture %s failed: %s\n",
+			o->record, strerror(errno));
+		ret = 1;
+	}
+	return ret;
 }
 
 int main(int argc, char **argv)

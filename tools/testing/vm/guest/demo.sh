@@ -1,44 +1,65 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# The demo inside the VM: a simulated receiver on the fake UART, the
-# gpsphc discipline attached, its device in sysfs, the NMEA stream still
-# readable through the tty.
+# The demo inside the VM: a simulated receiver on the fake UART sends an
+# RMC sentence after each DCD pulse; gpsphcd attaches the discipline,
+# prints every kernel event (--dump-events) and the label it resolves for
+# each edge; the NMEA stream stays readable through the tty.
 set -u
 tty=/dev/ttyGPSSIM0
 ctl=/sys/kernel/debug/gpsphc_sim/ttyGPSSIM0
 
 step() { echo; echo "### $*"; }
 
+# nmea BODY: print $BODY*hh with its checksum.
+nmea() {
+	body=$1 sum=0 i=1
+	while [ $i -le ${#body} ]; do
+		c=$(printf '%d' "'$(echo "$body" | cut -c$i)")
+		sum=$((sum ^ c))
+		i=$((i + 1))
+	done
+	printf '$%s*%02X\r\n' "$body" "$sum"
+}
+
 step "modules loaded"
 grep -E '^(gpsphc|gpsphc_sim) ' /proc/modules | cut -d' ' -f1-3
 
-step "attach the gpsphc line discipline to $tty"
-/tests/attach_hold $tty &
-holder=$!
+step "gpsphcd --baud 9600 --edge rising --dump-events $tty"
+gpsphcd --baud 9600 --edge rising --dump-events --state /tmp/state $tty \
+	>/tmp/gpsphcd.out 2>/tmp/gpsphcd.err &
+daemon=$!
 sleep 1
+cat /tmp/gpsphcd.err
 for d in /sys/class/gpsphc/*; do
-	echo "$d: tty=$(cat "$d/tty")"
+	echo "$d: tty=$(cat "$d/tty") pps=$(cat "$d/pps_device") edge=$(cat "$d/edge")"
 done
 
-step "the receiver sends NMEA and pulses DCD; any program can still read the tty"
+step "the receiver pulses DCD and sends RMC; cat reads the tty at the same time"
 cat $tty >/tmp/nmea.out &
 reader=$!
-sleep 0.2
-for s in '$GPZDA,120001.00,03,12,2026,00,00*62' \
-	 '$GPZDA,120002.00,03,12,2026,00,00*61' \
-	 '$GPZDA,120003.00,03,12,2026,00,00*60'; do
+for n in 1 2 3 4 5; do
 	echo 1 >"$ctl/dcd"
-	printf '%s\r\n' "$s" >"$ctl/rx"
+	t=$(date -u +%H%M%S) d=$(date -u +%d%m%y)
+	nmea "GPRMC,$t.00,A,4807.038,N,01131.000,E,0.0,0.0,$d,,,A" >"$ctl/rx"
+	sleep 0.1
 	echo 0 >"$ctl/dcd"
-	sleep 0.5
+	sleep 0.9
 done
+sleep 0.5
 kill $reader
-echo "read back through $tty:"
-cat /tmp/nmea.out
 
-step "detach"
-kill $holder
-wait $holder 2>/dev/null
-echo "/sys/class/gpsphc now holds: $(ls /sys/class/gpsphc | wc -l) devices"
-echo "ok demo"
+step "events and labels printed by gpsphcd"
+cat /tmp/gpsphcd.out
+step "the same NMEA read through $tty by cat"
+cat /tmp/nmea.out
+step "statistics"
+for f in sentences csum_ok pps_edges pps_missed; do
+	echo "$f: $(cat /sys/class/gpsphc/gpsphc0/statistics/$f)"
+done
+
+step "stop gpsphcd: it detaches"
+kill $daemon
+wait $daemon 2>/dev/null
+cat /tmp/gpsphcd.err | tail -n 3
+echo "/sys/class/gpsphc now holds $(ls /sys/class/gpsphc | wc -l) devices"

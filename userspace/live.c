@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * live.c - gpsphcd's live mode. Like ldattach, it puts the tty in raw
+ * mode, sets CLOCAL (a USB adapter would otherwise hang the tty up each
+ * time DCD drops), attaches the discipline and holds the tty open. The
+ * kernel's events arrive on the "events" multicast group of the gpsphc
+ * generic netlink family.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <linux/netlink.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+
+#include "linux/gpsphc.h"
+#include "live.h"
+#include "replay.h"
+
+#ifndef SOL_NETLINK
+#define SOL_NETLINK 270
+#endif
+
+static volatile sig_atomic_t live_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	live_stop = 1;
+}
+
+struct live {
+	const struct live_opts *o;
+	struct pipeline *p;
+	struct nl_sock *sk;
+	int family;
+	uint32_t dev_id;
+	char ack_msg[256];	/* extack message of the last error */
+	int ack_err;
+};
+
+static const struct { unsigned int baud; speed_t speed; } live_bauds[] = {
+	{ 1200, B1200 }, { 2400, B2400 }, { 4800, B4800 }, { 9600, B9600 },
+	{ 19200, B19200 }, { 38400, B38400 }, { 57600, B57600 },
+	{ 115200, B115200 }, { 230400, B230400 }, { 460800, B460800 },
+	{ 921600, B921600 },
+};
+
+bool live_parse_baud(const char *s, unsigned int *baud)
+{
+	char *end;
+	unsigned long v;
+	size_t i;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end)
+		return false;
+	for (i = 0; i < sizeof(live_bauds) / sizeof(live_bauds[0]); i++)
+		if (live_bauds[i].baud == v) {
+			*baud = (unsigned int)v;
+			return true;
+		}
+	return false;
+}
+
+bool live_parse_edge(const char *s, unsigned int *edge)
+{
+	if (!strcmp(s, "rising"))
+		*edge = GPSPHC_EDGE_RISING;
+	else if (!strcmp(s, "falling"))
+		*edge = GPSPHC_EDGE_FALLING;
+	else
+		return false;
+	return true;
+}
+
+static speed_t live_speed(unsigned int baud)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(live_bauds) / sizeof(live_bauds[0]); i++)
+		if (live_bauds[i].baud == baud)
+			return live_bauds[i].speed;
+	return B0;
+}
+
+/* Raw mode, CLOCAL, speed, then the discipline. Returns the fd or -1. */
+static int live_attach(const struct live_opts *o)
+{
+	struct termios tio;
+	int fd, ld = o->ldisc;
+
+	fd = open(o->device, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "gpsphcd: cannot open %s: %s\n", o->device, strerror(errno));
+		return -1;
+	}
+	if (tcgetattr(fd, &tio)) {
+		fprintf(stderr, "gpsphcd: %s is not a tty (%s): give the receiver's serial device\n",
+			o->device, strerror(errno));
+		goto fail;
+	}
+	cfmakeraw(&tio);
+	tio.c_cflag |= CLOCAL | CREAD;
+	if (o->baud && (cfsetispeed(&tio, live_speed(o->baud)) ||
+			cfsetospeed(&tio, live_speed(o->baud)))) {
+		fprintf(stderr, "gpsphcd: cannot set %u baud on %s\n", o->baud, o->device);
+		goto fail;
+	}
+	if (tcsetattr(fd, TCSANOW, &tio)) {
+		fprintf(stderr, "gpsphcd: cannot set raw mode on %s: %s\n", o->device,
+			strerror(errno));
+		goto fail;
+	}
+	if (ioctl(fd, TIOCSETD, &ld)) {
+		int e = errno;
+
+		fprintf(stderr, "gpsphcd: cannot attach line discipline %d to %s: %s%s\n",
+			ld, o->device, strerror(e),
+			e == EPERM ? " (attaching needs CAP_SYS_TIME: run as root)" :
+			e == EINVAL ? " (is the gpsphc module loaded? try: modprobe gpsphc)" : "");
+		goto fail;
+	}
+	return fd;
+fail:
+	close(fd);
+	return -1;
+}
+
+/* Keep the kernel's extended-ack message of an error reply. */
+static int live_err_cb(struct sockaddr_nl *nla, struct nlmsgerr *err, void *arg)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)err - 1;
+	struct live *l = arg;
+	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+	size_t off = sizeof(*nlh) + sizeof(*err);
+
+	(void)nla;
+	l->ack_err = err->error;
+	l->ack_msg[0] = '\0';
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return NL_STOP;
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		off += err->msg.nlmsg_len - sizeof(err->msg);
+	if (off < nlh->nlmsg_len &&
+	    !nla_parse(tb, NLMSGERR_ATTR_MAX, (struct nlattr *)((char *)nlh + off),
+		       (int)(nlh->nlmsg_len - off), NULL) && tb[NLMSGERR_ATTR_MSG])
+		snprintf(l->ack_msg, sizeof(l->ack_msg), "%s",
+			 (const char *)nla_data(tb[NLMSGERR_ATTR_MSG]));
+	return NL_STOP;
+}
+
+static int live_dev_id_cb(struct nl_msg *msg, void *arg)
+{
+	struct nlattr *tb[GPSPHC_A_DEV_MAX + 1];
+	struct live *l = arg;
+
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, GPSPHC_A_DEV_MAX, NULL) ||
+	    !tb[GPSPHC_A_DEV_ID])
+		return NL_SKIP;
+	l->dev_id = nla_get_u32(tb[GPSPHC_A_DEV_ID]);
+	return NL_OK;
+}
+
+/* Send one request and wait for its answer; prints the kernel's reason. */
+static int live_request(struct live *l, struct nl_msg *msg, const char *what,
+			nl_recvmsg_msg_cb_t cb)
+{
+	struct nl_cb *nlcb = nl_cb_alloc(NL_CB_DEFAULT);
+	int ret;
+
+	if (!nlcb)
+		return -NLE_NOMEM;
+	l->ack_err = 0;
+	nl_cb_err(nlcb, NL_CB_CUSTOM, live_err_cb, l);
+	if (cb)
+		nl_cb_set(nlcb, NL_CB_VALID, NL_CB_CUSTOM, cb, l);
+	ret = nl_send_auto(l->sk, msg);
+	if (ret >= 0)
+		ret = nl_recvmsgs(l->sk, nlcb);
+	if (ret >= 0 && l->ack_err) {
+		fprintf(stderr, "gpsphcd: %s: %s%s%s\n", what, strerror(-l->ack_err),
+			l->ack_msg[0] ? ": " : "", l->ack_msg);
+		ret = l->ack_err;
+	} else if (ret < 0) {
+		fprintf(stderr, "gpsphcd: %s: %s\n", what, nl_geterror(ret));
+	}
+	nl_cb_put(nlcb);
+	return ret < 0 ? ret : 0;
+}
+
+static struct nl_msg *live_msg(struct live *l, uint8_t cmd)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+
+	if (msg && !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, l->family, 0,
+				NLM_F_ACK, cmd, GPSPHC_GENL_VERSION)) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	return msg;
+}
+
+static int live_setup_netlink(struct live *l, const char *tty_name)
+{
+	struct nl_msg *msg;
+	int grp, one = 1, ret;
+
+	l->sk = nl_socket_alloc();
+	if (!l->sk || genl_connect(l->sk)) {
+		fprintf(stderr, "gpsphcd: cannot open a generic netlink socket\n");
+		return -1;
+	}
+	setsockopt(nl_socket_get_fd(l->sk), SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	l->family = genl_ctrl_resolve(l->sk, GPSPHC_GENL_NAME);
+	grp = genl_ctrl_resolve_grp(l->sk, GPSPHC_GENL_NAME, GPSPHC_MCGRP_EVENTS);
+	if (l->family < 0 || grp < 0) {
+		fprintf(stderr, "gpsphcd: the kernel has no \"%s\" netlink family: load the module (modprobe gpsphc)\n",
+			GPSPHC_GENL_NAME);
+		return -1;
+	}
+
+	msg = live_msg(l, GPSPHC_CMD_DEV_GET);
+	if (!msg || nla_put_string(msg, GPSPHC_A_DEV_TTY, tty_name))
+		return -1;
+	ret = live_request(l, msg, "looking up the gpsphc device", live_dev_id_cb);
+	nlmsg_free(msg);
+	if (ret)
+		return -1;
+
+	if (l->o->edge) {
+		msg = live_msg(l, GPSPHC_CMD_DEV_SET);
+		if (!msg || nla_put_u32(msg, GPSPHC_A_DEV_ID, l->dev_id) ||
+		    nla_put_u32(msg, GPSPHC_A_DEV_EDGE, l->o->edge))
+			return -1;
+		ret = live_request(l, msg, "setting the PPS edge", NULL);
+		nlmsg_free(msg);
+		if (ret)
+			return -1;
+	}
+
+	if (nl_socket_add_membership(l->sk, grp)) {
+		fprintf(stderr, "gpsphcd: cannot join the gpsphc events group\n");
+		return -1;
+	}
+	/* Events carry no sequence numbers of ours. */
+	nl_socket_disable_seq_check(l->sk);
+	return 0;
+}
+
+static void live_pps(struct live *l, struct nlattr *nest)
+{
+	struct nlattr *tb[GPSPHC_A_PPS_MAX + 1];
+	uint64_t raw, real;
+	bool assert;
+
+	if (nla_parse_nested(tb, GPSPHC_A_PPS_MAX, nest, NULL) ||
+	    !tb[GPSPHC_A_PPS_SEQ] || !tb[GPSPHC_A_PPS_RAW_NS] ||
+	    !tb[GPSPHC_A_PPS_REAL_NS] || !tb[GPSPHC_A_PPS_EDGE])
+		return;
+	raw = nla_get_u64(tb[GPSPHC_A_PPS_RAW_NS]);
+	real = nla_get_u64(tb[GPSPHC_A_PPS_REAL_NS]);
+	assert = tb[GPSPHC_A_PPS_ASSERT];
+	if (l->o->dump_events)
+		printf("pps dev=%" PRIu32 " seq=%" PRIu32 " edge=%s assert=%d raw_ns=%" PRIu64 " real_ns=%" PRIu64 "\n",
+		       l->dev_id, nla_get_u32(tb[GPSPHC_A_PPS_SEQ]),
+		       nla_get_u32(tb[GPSPHC_A_PPS_EDGE]) == GPSPHC_EDGE_RISING ? "rising" : "falling",
+		       assert, raw, real);
+	if (!assert)
+		return;
+	if (l->o->record)
+		record_edge(l->o->record, (int64_t)raw);
+	pipeline_edge(l->p, (int64_t)raw);
+}
+
+static const char *const live_csum_names[] = {
+	[GPSPHC_CSUM_OK] = "ok",
+	[GPSPHC_CSUM_MISSING] = "missing",
+	[GPSPHC_CSUM_BAD] = "bad",
+};
+
+static void live_sentence(struct live *l, struct nlattr *nest)
+{
+	struct nlattr *tb[GPSPHC_A_SENT_MAX + 1];
+	uint32_t csum;
+	uint64_t raw;
+	const char *data;
+	int len;
+
+	if (nla_parse_nested(tb, GPSPHC_A_SENT_MAX, nest, NULL) ||
+	    !tb[GPSPHC_A_SENT_SEQ] || !tb[GPSPHC_A_SENT_RAW_NS] ||
+	    !tb[GPSPHC_A_SENT_REAL_NS] || !tb[GPSPHC_A_SENT_DATA] ||
+	    !tb[GPSPHC_A_SENT_CSUM])
+		return;
+	raw = nla_get_u64(tb[GPSPHC_A_SENT_RAW_NS]);
+	csum = nla_get_u32(tb[GPSPHC_A_SENT_CSUM]);
+	data = nla_data(tb[GPSPHC_A_SENT_DATA]);
+	len = nla_len(tb[GPSPHC_A_SENT_DATA]);
+	if (csum < GPSPHC_CSUM_OK || csum > GPSPHC_CSUM_MAX)
+		return;
+	if (l->o->dump_events)
+		printf("sentence dev=%" PRIu32 " seq=%" PRIu32 " csum=%s raw_ns=%" PRIu64 " real_ns=%" PRIu64 " %.*s\n",
+		       l->dev_id, nla_get_u32(tb[GPSPHC_A_SENT_SEQ]), live_csum_names[csum],
+		       raw, nla_get_u64(tb[GPSPHC_A_SENT_REAL_NS]), len, data);
+	if (csum != GPSPHC_CSUM_OK)
+		return;
+	if (l->o->record)
+		record_sentence(l->o->record, (int64_t)raw, data, (size_t)len);
+	pipeline_sentence(l->p, (int64_t)raw, data, (size_t)len);
+}
+
+static int live_event_cb(struct nl_msg *msg, void *arg)
+{
+	struct genlmsghdr *gh = nlmsg_data(nlmsg_hdr(msg));
+	struct nlattr *tb[GPSPHC_A_DEV_MAX + 1];
+	struct live *l = arg;
+
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, GPSPHC_A_DEV_MAX, NULL) ||
+	    !tb[GPSPHC_A_DEV_ID] || nla_get_u32(tb[GPSPHC_A_DEV_ID]) != l->dev_id)
+		return NL_SKIP;
+	if (gh->cmd == GPSPHC_CMD_PPS_NTF && tb[GPSPHC_A_DEV_PPS])
+		live_pps(l, tb[GPSPHC_A_DEV_PPS]);
+	else if (gh->cmd == GPSPHC_CMD_SENTENCE_NTF && tb[GPSPHC_A_DEV_SENTENCE])
+		live_sentence(l, tb[GPSPHC_A_DEV_SENTENCE]);
+	fflush(stdout);
+	if (l->o->record)
+		fflush(l->o->record);
+	return NL_OK;
+}
+
+int live_run(const struct live_opts *o, struct pipeline *p)
+{
+	struct live l = { .o = o, .p = p };
+	struct sigaction sa = { .sa_handler = on_signal };
+	const char *tty_name;
+	char path[PATH_MAX];
+	struct nl_cb *cb = NULL;
+	int fd, ret = 1, ld = N_TTY;
+
+	if (!realpath(o->device, path)) {
+		fprintf(stderr, "gpsphcd: %s: %s\n", o->device, strerror(errno));
+		return 1;
+	}
+	tty_name = strrchr(path, '/') + 1;
+	fd = live_attach(o);
+	if (fd < 0)
+		return 1;
+	if (live_setup_netlink(&l, tty_name))
+		goto out_detach;
+	cb = nl_cb_alloc(NL_CB_DEFAULT);
+	if (!cb)
+		goto out_detach;
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, live_event_cb, &l);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	fprintf(stderr, "gpsphcd: %s attached as gpsphc%" PRIu32 "\n", o->device, l.dev_id);
+
+	while (!live_stop) {
+		struct pollfd pfd[2] = {
+			{ .fd = nl_socket_get_fd(l.sk), .events = POLLIN },
+			{ .fd = fd, .events = 0 },	/* POLLHUP: unplugged */
+		};
+
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, "gpsphcd: poll: %s\n", strerror(errno));
+			goto out_detach;
+		}
+		if (pfd[1].revents & (POLLHUP | POLLERR | POLLNVAL)) {
+			fprintf(stderr, "gpsphcd: %s hung up (unplugged?): stopping\n", o->device);
+			goto out_detach;
+		}
+		if (pfd[0].revents & POLLIN) {
+			int err = nl_recvmsgs(l.sk, cb);
+
+			/* A full socket buffer loses events, not the stream. */
+			if (err < 0 && err != -NLE_NOMEM && err != -NLE_INTR)
+				fprintf(stderr, "gpsphcd: reading events: %s\n", nl_geterror(err));
+		}
+	}
+	ret = 0;
+out_detach:
+	ioctl(fd, TIOCSETD, &ld);
+	close(fd);
+	if (cb)
+		nl_cb_put(cb);
+	nl_socket_free(l.sk);
+	return ret;
+}

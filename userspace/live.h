@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * live.h - gpsphcd's live mode: attach the gpsphc line discipline to a tty,
+ * subscribe to the kernel's events over generic netlink, feed them to the
+ * labelling pipeline, optionally print or record them.
+ */
+#ifndef GPSPHCD_LIVE_H
+#define GPSPHCD_LIVE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "pipeline.h"
+
+struct live_opts {
+	const char *device;	/* e.g. /dev/ttyS0 */
+	unsigned int baud;	/* 0: leave the speed as it is */
+	unsigned int edge;	/* enum gpsphc_edge, 0: leave it */
+	int ldisc;		/* the module's line discipline number */
+	bool dump_events;	/* one line per event on stdout */
+	FILE *record;		/* --record capture, or NULL */
+};
+
+/* Parse "4800".."921600" into @baud; false if not a standard rate. */
+bool live_parse_baud(const char *s, unsigned int *baud);
+/* Parse "rising"/"falling" into enum gpsphc_edge; false otherwise. */
+bool live_parse_edge(const char *s, unsigned int *edge);
+
+/* Run until SIGINT/SIGTERM or hangup; 0 on a clean stop, 1 on error. */
+int live_run(const struct live_opts *o, struct pipeline *p);
+
+#endif /* GPSPHCD_LIVE_H */
