@@ -686,13 +686,21 @@ static enum hrtimer_restart gsim_pulse_fire(struct hrtimer *timer)
 	return HRTIMER_RESTART;
 }
 
-/* Stop the generator and wait for its callback. Not under the port lock. */
+/*
+ * Stop the generator and wait for its callback. A pulse in progress ends
+ * at once, so that the next start begins with DCD low. Called with
+ * sp->mutex held, not under the port lock.
+ */
 static void gsim_pulse_stop(struct gsim_port *sp)
 {
+	struct gsim_pulse *p = &sp->pulse;
 	unsigned long flags;
 
 	uart_port_lock_irqsave(&sp->port, &flags);
-	sp->pulse.running = false;
+	if (p->running && p->high && sp->present)
+		gsim_dcd_edge(sp, false, -1, 0);
+	p->running = false;
+	p->high = false;
 	uart_port_unlock_irqrestore(&sp->port, flags);
 
 	hrtimer_cancel(&sp->pulse.timer);
