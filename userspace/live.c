@@ -255,8 +255,6 @@ static int live_setup_netlink(struct live *l, const char *tty_name)
 		fprintf(stderr, "gpsphcd: cannot join the gpsphc events group\n");
 		return -1;
 	}
-	/* Events carry no sequence numbers of ours. */
-	nl_socket_disable_seq_check(l->sk);
 	return 0;
 }
 
@@ -340,6 +338,14 @@ static int live_event_cb(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
+/* Events are not answers to our requests: their sequence numbers are 0. */
+static int live_no_seq_check(struct nl_msg *msg, void *arg)
+{
+	(void)msg;
+	(void)arg;
+	return NL_OK;
+}
+
 int live_run(const struct live_opts *o, struct pipeline *p)
 {
 	struct live l = { .o = o, .p = p };
@@ -363,6 +369,7 @@ int live_run(const struct live_opts *o, struct pipeline *p)
 	if (!cb)
 		goto out_detach;
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, live_event_cb, &l);
+	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, live_no_seq_check, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	fprintf(stderr, "gpsphcd: %s attached as gpsphc%" PRIu32 "\n", o->device, l.dev_id);

@@ -66,6 +66,11 @@ cp -r "$USR/selftests/." "$STAGE/tests/"
 printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$STAGE/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$STAGE/etc/group"
 echo "$KVER" >"$STAGE/etc/kver"
+# gpsphcd's leap-second data, as tzdata installs it.
+if [ -f /usr/share/zoneinfo/leap-seconds.list ]; then
+	mkdir -p "$STAGE/usr/share/zoneinfo"
+	cp /usr/share/zoneinfo/leap-seconds.list "$STAGE/usr/share/zoneinfo/"
+fi
 
 # Programs with their shared libraries, found with ldd.
 progs="/usr/sbin/phc2sys /usr/sbin/phc_ctl /usr/sbin/ts2phc /usr/sbin/ptp4l /usr/sbin/pmc"

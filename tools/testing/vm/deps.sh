@@ -14,7 +14,7 @@ CACHE=${GPSPHC_CACHE:-/var/cache/gpsphc}
 BPO_LIST=/etc/apt/sources.list.d/gpsphc-bookworm-backports.sources
 PACKAGES="build-essential make gcc pkg-config kmod cpio busybox-static
 	qemu-system-x86 libnl-3-dev libnl-genl-3-dev linux-source-6.1
-	linuxptp sparse clang libclang-rt-14-dev xz-utils python3 perl bc
+	linuxptp sparse tzdata clang libclang-rt-14-dev xz-utils python3 perl bc
 	flex bison libelf-dev"
 
 die() { echo "deps: $*" >&2; exit 1; }

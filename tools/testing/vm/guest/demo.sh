@@ -11,15 +11,16 @@ ctl=/sys/kernel/debug/gpsphc_sim/ttyGPSSIM0
 
 step() { echo; echo "### $*"; }
 
-# nmea BODY: print $BODY*hh with its checksum.
+# nmea BODY: print $BODY*hh with its checksum (busybox awk has xor()).
 nmea() {
-	body=$1 sum=0 i=1
-	while [ $i -le ${#body} ]; do
-		c=$(printf '%d' "'$(echo "$body" | cut -c$i)")
-		sum=$((sum ^ c))
-		i=$((i + 1))
-	done
-	printf '$%s*%02X\r\n' "$body" "$sum"
+	echo "$1" | awk '
+		BEGIN { for (i = 32; i < 127; i++) ord[sprintf("%c", i)] = i }
+		{
+			s = 0
+			for (i = 1; i <= length($0); i++)
+				s = xor(s, ord[substr($0, i, 1)])
+			printf "$%s*%02X\r\n", $0, s
+		}'
 }
 
 step "modules loaded"
@@ -41,15 +42,17 @@ reader=$!
 for n in 1 2 3 4 5; do
 	echo 1 >"$ctl/dcd"
 	t=$(date -u +%H%M%S) d=$(date -u +%d%m%y)
+	# A receiver starts its sentence some 100 ms after the pulse; the
+	# kernel back-dates the start byte by the sentence's time on the wire.
+	sleep 0.15
 	nmea "GPRMC,$t.00,A,4807.038,N,01131.000,E,0.0,0.0,$d,,,A" >"$ctl/rx"
-	sleep 0.1
 	echo 0 >"$ctl/dcd"
-	sleep 0.9
+	sleep 0.8
 done
 sleep 0.5
 kill $reader
 
-step "events and labels printed by gpsphcd"
+step "events, and the label of each edge (<raw ns> <TAI s> <UTC> <TAI-UTC>), printed by gpsphcd"
 cat /tmp/gpsphcd.out
 step "the same NMEA read through $tty by cat"
 cat /tmp/nmea.out
