@@ -174,8 +174,11 @@ static int gpsphc_nl_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
 			       "changing gpsphc settings needs CAP_NET_ADMIN");
 		return -EPERM;
 	}
-	if (GENL_REQ_ATTR_CHECK(info, GPSPHC_A_DEV_ID))
+	if (GENL_REQ_ATTR_CHECK(info, GPSPHC_A_DEV_ID)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "dev-set needs GPSPHC_A_DEV_ID, the device to change");
 		return -EINVAL;
+	}
 
 	mutex_lock(&gpsphc_devs_mutex);
 	gdev = gpsphc_find_dev(info);

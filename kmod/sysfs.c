@@ -78,11 +78,14 @@ static ssize_t edge_store(struct device *dev, struct device_attribute *attr,
 {
 	int edge;
 
-	edge = sysfs_match_string(gpsphc_edge_names, buf);
-	if (edge < GPSPHC_EDGE_RISING)
-		return -EINVAL;
-	gpsphc_pps_set_edge(to_gpsphc_dev(dev), edge);
-	return count;
+	/* Not sysfs_match_string(): it stops at the unused entry 0. */
+	for (edge = GPSPHC_EDGE_RISING; edge <= GPSPHC_EDGE_MAX; edge++) {
+		if (sysfs_streq(buf, gpsphc_edge_names[edge])) {
+			gpsphc_pps_set_edge(to_gpsphc_dev(dev), edge);
+			return count;
+		}
+	}
+	return -EINVAL;
 }
 static DEVICE_ATTR_RW(edge);
 
