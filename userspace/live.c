@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,6 +138,25 @@ static int live_attach(const struct live_opts *o)
 fail:
 	close(fd);
 	return -1;
+}
+
+/*
+ * A real 8250 raises DCD interrupts only with CRTSCTS, without CLOCAL, for
+ * the N_PPS discipline, or while someone waits in TIOCMIWAIT (which calls
+ * the driver's enable_ms). CLOCAL is needed (see above), so this thread
+ * waits there for good: without it, the discipline's dcd_change would
+ * never run on such a UART. It ends with the process.
+ */
+static void *live_dcd_keeper(void *arg)
+{
+	int fd = (int)(intptr_t)arg;
+
+	while (ioctl(fd, TIOCMIWAIT, TIOCM_CAR) == 0 || errno == EINTR)
+		;
+	if (errno != ENOTTY && errno != EINVAL && errno != EIO)
+		fprintf(stderr, "gpsphcd: waiting for DCD changes failed (%s): PPS interrupts may be off on this UART\n",
+			strerror(errno));
+	return NULL;
 }
 
 /* Keep the kernel's extended-ack message of an error reply. */
@@ -372,6 +392,13 @@ int live_run(const struct live_opts *o, struct pipeline *p)
 	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, live_no_seq_check, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	{
+		pthread_t keeper;
+
+		if (pthread_create(&keeper, NULL, live_dcd_keeper, (void *)(intptr_t)fd) ||
+		    pthread_detach(keeper))
+			fprintf(stderr, "gpsphcd: cannot start the DCD interrupt keeper: PPS may be missed on 8250 UARTs\n");
+	}
 	fprintf(stderr, "gpsphcd: %s attached as gpsphc%" PRIu32 "\n", o->device, l.dev_id);
 
 	while (!live_stop) {

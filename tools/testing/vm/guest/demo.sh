@@ -26,6 +26,10 @@ nmea() {
 step "modules loaded"
 grep -E '^(gpsphc|gpsphc_sim) ' /proc/modules | cut -d' ' -f1-3
 
+# Like a real 8250: DCD interrupts only while the modem status interrupt
+# is enabled (gpsphcd keeps it enabled by waiting in TIOCMIWAIT).
+echo 1 >"$ctl/msr_gate"
+
 step "gpsphcd --baud 9600 --edge rising --dump-events $tty"
 gpsphcd --baud 9600 --edge rising --dump-events --state /tmp/state $tty \
 	>/tmp/gpsphcd.out 2>/tmp/gpsphcd.err &
