@@ -15,21 +15,19 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 #define GPSPHC_LDISC 29			/* N_DEVELOPMENT, the module default */
 #define SIM_DEBUGFS "/sys/kernel/debug/gpsphc_sim"
 #define GPSPHC_CLASS "/sys/class/gpsphc"
 
-/* Write @len bytes to a control file of fake port @port in one write(). */
-static inline ssize_t sim_write(int port, const char *file, const void *buf,
-				size_t len)
+/* Write @len bytes to the file @path in one write(): bytes written or -errno. */
+static inline ssize_t write_file(const char *path, const void *buf, size_t len)
 {
-	char path[256];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), SIM_DEBUGFS "/ttyGPSSIM%d/%s", port, file);
 	fd = open(path, O_WRONLY);
 	if (fd < 0)
 		return -errno;
@@ -38,6 +36,16 @@ static inline ssize_t sim_write(int port, const char *file, const void *buf,
 		n = -errno;
 	close(fd);
 	return n;
+}
+
+/* Write @len bytes to a control file of fake port @port in one write(). */
+static inline ssize_t sim_write(int port, const char *file, const void *buf,
+				size_t len)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), SIM_DEBUGFS "/ttyGPSSIM%d/%s", port, file);
+	return write_file(path, buf, len);
 }
 
 /* Open fake port @port as a raw 8N1 tty that ignores modem lines. */
@@ -156,6 +164,165 @@ static inline long slab_kb(void)
 			break;
 	fclose(f);
 	return kb;
+}
+
+/* Write the string @val to a control file of fake port @port. */
+static inline int sim_set(int port, const char *file, const char *val)
+{
+	ssize_t n = sim_write(port, file, val, strlen(val));
+
+	return n < 0 ? (int)n : 0;
+}
+
+/* Read a control file of fake port @port into @buf; -errno on failure. */
+static inline int sim_get(int port, const char *file, char *buf, size_t size)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), SIM_DEBUGFS "/ttyGPSSIM%d/%s", port, file);
+	return read_file(path, buf, size);
+}
+
+/* Plug fake port @port in (@on 1) or out (@on 0). */
+static inline int sim_port_present(int port, int on)
+{
+	char cmd[16];
+	ssize_t n;
+
+	snprintf(cmd, sizeof(cmd), "%d %d\n", port, on);
+	n = write_file(SIM_DEBUGFS "/port_present", cmd, strlen(cmd));
+	return n < 0 ? (int)n : 0;
+}
+
+/* Change the line speed of a tty opened with sim_tty_open(). */
+static inline int tty_set_speed(int fd, speed_t speed)
+{
+	struct termios tio;
+
+	if (tcgetattr(fd, &tio) < 0 || cfsetspeed(&tio, speed) < 0 ||
+	    tcsetattr(fd, TCSANOW, &tio) < 0)
+		return -errno;
+	return 0;
+}
+
+/*
+ * The id of the gpsphc device attached to tty @tty ("ttyGPSSIM0"), from
+ * /sys/class/gpsphc/gpsphc<id>/tty, or -ENOENT.
+ */
+static inline int gpsphc_find(const char *tty)
+{
+	char path[512], buf[64], want[72];
+	struct dirent *de;
+	int id = -ENOENT;
+	DIR *d;
+
+	snprintf(want, sizeof(want), "%s\n", tty);
+	d = opendir(GPSPHC_CLASS);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, "gpsphc", 6))
+			continue;
+		snprintf(path, sizeof(path), GPSPHC_CLASS "/%s/tty", de->d_name);
+		if (read_file(path, buf, sizeof(buf)) > 0 && !strcmp(buf, want)) {
+			id = atoi(de->d_name + 6);
+			break;
+		}
+	}
+	closedir(d);
+	return id;
+}
+
+/* Read attribute @attr ("edge", "statistics/sentences") of device @id. */
+static inline int gpsphc_attr_get(int id, const char *attr, char *buf, size_t size)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), GPSPHC_CLASS "/gpsphc%d/%s", id, attr);
+	return read_file(path, buf, size);
+}
+
+/* Write @val to attribute @attr of device @id in one write(): 0 or -errno. */
+static inline int gpsphc_attr_set(int id, const char *attr, const char *val)
+{
+	char path[256];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), GPSPHC_CLASS "/gpsphc%d/%s", id, attr);
+	n = write_file(path, val, strlen(val));
+	return n < 0 ? (int)n : n == (ssize_t)strlen(val) ? 0 : -EIO;
+}
+
+/*
+ * The counters in statistics/, in the order of enum gpsphc_stats_attrs
+ * (GPSPHC_A_STATS_SENTENCES is index 0).
+ */
+#define GPSPHC_NSTATS 15
+static const char *const gpsphc_stat_names[GPSPHC_NSTATS] = {
+	"sentences", "csum_ok", "csum_missing", "csum_bad", "overlong",
+	"truncated", "invalid", "flag_aborts", "flag_bytes", "noise_bytes",
+	"binary_frames", "binary_bad", "pps_edges", "pps_missed",
+	"events_dropped",
+};
+
+enum gpsphc_stat {
+	ST_SENTENCES, ST_CSUM_OK, ST_CSUM_MISSING, ST_CSUM_BAD, ST_OVERLONG,
+	ST_TRUNCATED, ST_INVALID, ST_FLAG_ABORTS, ST_FLAG_BYTES, ST_NOISE_BYTES,
+	ST_BINARY_FRAMES, ST_BINARY_BAD, ST_PPS_EDGES, ST_PPS_MISSED,
+	ST_EVENTS_DROPPED,
+};
+
+/* Read every counter of device @id; 0, or -errno of the first that failed. */
+static inline int gpsphc_stats(int id, unsigned long long st[GPSPHC_NSTATS])
+{
+	char attr[64], buf[32], *end;
+	int i, n;
+
+	for (i = 0; i < GPSPHC_NSTATS; i++) {
+		snprintf(attr, sizeof(attr), "statistics/%s", gpsphc_stat_names[i]);
+		n = gpsphc_attr_get(id, attr, buf, sizeof(buf));
+		if (n < 0)
+			return n;
+		errno = 0;
+		st[i] = strtoull(buf, &end, 10);
+		if (errno || end == buf || strcmp(end, "\n"))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* N of /dev/ppsN of device @id (its pps_device file holds "ppsN"), or -errno. */
+static inline int gpsphc_pps_index(int id)
+{
+	char buf[32];
+	int n = gpsphc_attr_get(id, "pps_device", buf, sizeof(buf));
+
+	if (n < 0)
+		return n;
+	if (strncmp(buf, "pps", 3) || buf[3] < '0' || buf[3] > '9')
+		return -EINVAL;
+	return atoi(buf + 3);
+}
+
+static inline long long clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Stop the fake port's pulse generator and reset its settings. */
+static inline void sim_pulse_reset(int port)
+{
+	sim_set(port, "pulse_enable", "0");
+	sim_set(port, "pulse_ppb", "0");
+	sim_set(port, "pulse_jitter_ns", "0");
+	sim_set(port, "pulse_width_ms", "100");
+	sim_set(port, "pulse_miss", "\n");
+	sim_set(port, "pulse_spike_ns", "0");
+	sim_set(port, "pulse_spike_every", "0");
+	sim_set(port, "pulse_seed", "1");
 }
 
 #endif /* GPSPHC_TEST_H */
