@@ -153,7 +153,12 @@ struct gpsphc_dev *gpsphc_dev_attach(struct tty_struct *tty)
 
 	device_initialize(&gdev->dev);
 	gdev->dev.class = &gpsphc_class;
-	gdev->dev.parent = tty->dev;
+	/*
+	 * No parent: on 6.1, uart_remove_one_port() removes the tty's device
+	 * before it hangs the tty up, so a child of it would lose its sysfs
+	 * directory before our detach (sysfs_remove_group warnings).
+	 */
+	gdev->dev.parent = NULL;
 	gdev->dev.release = gpsphc_dev_release;
 	dev_set_drvdata(&gdev->dev, gdev);
 
