@@ -68,6 +68,8 @@ struct gpsphc_pps_event {
  *		tty layer runs one at a time per tty
  * @rx_real_offset_ns: CLOCK_REALTIME minus CLOCK_MONOTONIC_RAW of the
  *		chunk being framed
+ * @rx_ahead:	bytes at the start of the next receive call that were
+ *		framed already (n_tty had no room for them yet)
  */
 struct gpsphc_dev {
 	struct device dev;
@@ -96,6 +98,7 @@ struct gpsphc_dev {
 
 	struct gpsphc_framer framer;
 	s64 rx_real_offset_ns;
+	size_t rx_ahead;
 };
 
 #define to_gpsphc_dev(d) container_of(d, struct gpsphc_dev, dev)

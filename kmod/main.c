@@ -26,6 +26,10 @@ static void (*n_tty_receive_buf_op)(struct tty_struct *tty,
 				    const gpsphc_rx_char_t *cp,
 				    const gpsphc_rx_flag_t *fp,
 				    gpsphc_rx_count_t count);
+static gpsphc_rx2_ret_t (*n_tty_receive_buf2_op)(struct tty_struct *tty,
+						 const gpsphc_rx_char_t *cp,
+						 const gpsphc_rx_flag_t *fp,
+						 gpsphc_rx_count_t count);
 
 static void gpsphc_ldisc_dcd_change(struct tty_struct *tty, bool active)
 {
@@ -47,10 +51,13 @@ static void gpsphc_ldisc_dcd_change(struct tty_struct *tty, bool active)
 }
 
 /*
- * The framer must see every byte, even when nobody reads the tty: so the
- * chunk is always consumed whole, and n_tty gets it through its
- * non-flow-controlled receive_buf (a reader that falls 4 KiB behind loses
- * data, as it would on a UART without flow control; the clock never does).
+ * The framer must see every byte even when nobody reads the tty, and a
+ * reader that keeps up must lose nothing. So each chunk is framed when it
+ * is first offered, and n_tty takes what it has room for (flow control
+ * as usual: the rest is offered again later and is not framed twice).
+ * Only when n_tty has no room at all (nobody reads, or a reader is 4 KiB
+ * behind) is the chunk dropped for n_tty, as a UART without flow control
+ * would drop it: the clock never stalls.
  */
 static gpsphc_rx2_ret_t gpsphc_ldisc_receive_buf2(struct tty_struct *tty,
 						  const gpsphc_rx_char_t *cp,
@@ -58,19 +65,35 @@ static gpsphc_rx2_ret_t gpsphc_ldisc_receive_buf2(struct tty_struct *tty,
 						  gpsphc_rx_count_t count)
 {
 	struct gpsphc_dev *gdev = gpsphc_dev_lookup(tty);
+	size_t taken;
 
+	if (gdev) {
+		size_t seen = min_t(size_t, gdev->rx_ahead, count);
+
+		gpsphc_rx_chunk(gdev, (const u8 *)cp + seen,
+				fp ? (const u8 *)fp + seen : NULL, count - seen);
+	}
+	taken = n_tty_receive_buf2_op(tty, cp, fp, count);
+	if (!taken)
+		taken = count;
 	if (gdev)
-		gpsphc_rx_chunk(gdev, (const u8 *)cp, (const u8 *)fp, count);
-	n_tty_receive_buf_op(tty, cp, fp, count);
-	return count;
+		gdev->rx_ahead = count - taken;
+	return taken;
 }
 
+/* Only for drivers that bypass receive_buf2: no flow control there. */
 static void gpsphc_ldisc_receive_buf(struct tty_struct *tty,
 				     const gpsphc_rx_char_t *cp,
 				     const gpsphc_rx_flag_t *fp,
 				     gpsphc_rx_count_t count)
 {
-	gpsphc_ldisc_receive_buf2(tty, cp, fp, count);
+	struct gpsphc_dev *gdev = gpsphc_dev_lookup(tty);
+
+	if (gdev) {
+		gpsphc_rx_chunk(gdev, (const u8 *)cp, (const u8 *)fp, count);
+		gdev->rx_ahead = 0;
+	}
+	n_tty_receive_buf_op(tty, cp, fp, count);
 }
 
 static int gpsphc_ldisc_open(struct tty_struct *tty)
@@ -120,6 +143,7 @@ static int __init gpsphc_init(void)
 	n_tty_open_op = gpsphc_ldisc_ops.open;
 	n_tty_close_op = gpsphc_ldisc_ops.close;
 	n_tty_receive_buf_op = gpsphc_ldisc_ops.receive_buf;
+	n_tty_receive_buf2_op = gpsphc_ldisc_ops.receive_buf2;
 
 	gpsphc_ldisc_ops.owner = THIS_MODULE;
 	gpsphc_ldisc_ops.num = ldisc;

@@ -3,7 +3,7 @@
  * bench_ldisc: figures for the gpsphc receive and DCD paths, in the VM.
  * Not a test: it prints measurements, never pass/fail.
  *
- * 1. Throughput: NMEA text injected through the fake UART in 4 KiB receive
+ * 1. Throughput: NMEA text injected through the fake UART in 1 KiB receive
  *    chunks and read back through the tty, with plain N_TTY and with the
  *    gpsphc discipline on the same port; the ratio is what framing costs.
  * 2. DCD edge cost: the fake UART toggles DCD from debugfs; the time per
@@ -16,7 +16,7 @@
 #include "gpsphc_test.h"
 
 #define PORT		2
-#define CHUNK		4096
+#define CHUNK		1024
 #define TOTAL		(8 << 20)
 #define EDGES		20000
 #define ROUNDS		5
@@ -54,14 +54,20 @@ static double throughput(int ldisc)
 	while (done < TOTAL) {
 		size_t got = 0;
 
-		if (sim_write(PORT, "rx", chunk, CHUNK) != CHUNK)
+		ssize_t w = sim_write(PORT, "rx", chunk, CHUNK);
+
+		if (w != CHUNK) {
+			errno = w < 0 ? (int)-w : EIO;
 			return -1;
+		}
 		while (got < CHUNK) {
 			struct pollfd p = { .fd = fd, .events = POLLIN };
 			ssize_t n;
 
-			if (poll(&p, 1, 2000) <= 0)
+			if (poll(&p, 1, 2000) <= 0) {
+				errno = errno ? errno : ETIMEDOUT;
 				return -1;
+			}
 			n = read(fd, sink, sizeof(sink));
 			if (n > 0)
 				got += n;
@@ -116,7 +122,8 @@ int main(void)
 		e_tty[r] = edge_cost(N_TTY);
 		e_gps[r] = edge_cost(GPSPHC_LDISC);
 		if (tty[r] < 0 || gps[r] < 0 || e_tty[r] < 0 || e_gps[r] < 0) {
-			printf("# bench: a measurement failed (errno %d)\n", errno);
+			printf("# bench: a measurement failed: rx %.0f/%.0f, dcd %g/%g (%s)\n",
+			       tty[r], gps[r], e_tty[r], e_gps[r], strerror(errno));
 			return 1;
 		}
 	}
