@@ -20,11 +20,13 @@ typedef u8 gpsphc_rx_char_t;
 typedef u8 gpsphc_rx_flag_t;
 typedef size_t gpsphc_rx_count_t;
 typedef size_t gpsphc_rx2_ret_t;
+typedef size_t gpsphc_lookahead_count_t;
 #else
 typedef unsigned char gpsphc_rx_char_t;
 typedef char gpsphc_rx_flag_t;
 typedef int gpsphc_rx_count_t;
 typedef int gpsphc_rx2_ret_t;
+typedef unsigned int gpsphc_lookahead_count_t;
 #endif
 
 #endif /* _GPSPHC_COMPAT_H */

@@ -68,8 +68,9 @@ struct gpsphc_pps_event {
  *		tty layer runs one at a time per tty
  * @rx_real_offset_ns: CLOCK_REALTIME minus CLOCK_MONOTONIC_RAW of the
  *		chunk being framed
- * @rx_ahead:	bytes at the start of the next receive call that were
- *		framed already (n_tty had no room for them yet)
+ * @rx_consumed: stream position: bytes of the flip buffer consumed
+ * @rx_framed:	stream position: bytes of the flip buffer framed
+ * @rx_lookahead_end: stream position after the last lookahead chunk
  */
 struct gpsphc_dev {
 	struct device dev;
@@ -98,7 +99,9 @@ struct gpsphc_dev {
 
 	struct gpsphc_framer framer;
 	s64 rx_real_offset_ns;
-	size_t rx_ahead;
+	u64 rx_consumed;
+	u64 rx_framed;
+	u64 rx_lookahead_end;
 };
 
 #define to_gpsphc_dev(d) container_of(d, struct gpsphc_dev, dev)
@@ -132,6 +135,13 @@ u32 gpsphc_pps_index(const struct gpsphc_dev *gdev);
 void gpsphc_rx_init(struct gpsphc_dev *gdev);
 void gpsphc_rx_chunk(struct gpsphc_dev *gdev, const u8 *cp, const u8 *fp,
 		     size_t count);
+void gpsphc_rx_offered(struct gpsphc_dev *gdev, const u8 *cp, const u8 *fp,
+		       size_t count);
+size_t gpsphc_rx_consumed(struct gpsphc_dev *gdev, size_t taken,
+			  size_t count);
+void gpsphc_rx_lookahead(struct gpsphc_dev *gdev, const u8 *cp,
+			 const u8 *fp, size_t count);
+void gpsphc_rx_flushed(struct gpsphc_dev *gdev);
 
 /* netlink.c */
 int gpsphc_netlink_register(void);

@@ -30,6 +30,11 @@ static gpsphc_rx2_ret_t (*n_tty_receive_buf2_op)(struct tty_struct *tty,
 						 const gpsphc_rx_char_t *cp,
 						 const gpsphc_rx_flag_t *fp,
 						 gpsphc_rx_count_t count);
+static void (*n_tty_lookahead_buf_op)(struct tty_struct *tty,
+				      const gpsphc_rx_char_t *cp,
+				      const gpsphc_rx_char_t *fp,
+				      gpsphc_lookahead_count_t count);
+static void (*n_tty_flush_buffer_op)(struct tty_struct *tty);
 
 static void gpsphc_ldisc_dcd_change(struct tty_struct *tty, bool active)
 {
@@ -51,13 +56,15 @@ static void gpsphc_ldisc_dcd_change(struct tty_struct *tty, bool active)
 }
 
 /*
- * The framer must see every byte even when nobody reads the tty, and a
- * reader that keeps up must lose nothing. So each chunk is framed when it
- * is first offered, and n_tty takes what it has room for (flow control
- * as usual: the rest is offered again later and is not framed twice).
- * Only when n_tty has no room at all (nobody reads, or a reader is 4 KiB
- * behind) is the chunk dropped for n_tty, as a UART without flow control
- * would drop it: the clock never stalls.
+ * The framer must see every byte once, as soon as it arrives, even when
+ * nobody reads the tty; and a reader that keeps up must lose nothing.
+ * n_tty keeps its flow control: what it has no room for stays in the flip
+ * buffer and is offered again later, and the tty layer shows us the bytes
+ * beyond it through lookahead_buf. rx.c tracks stream positions so that
+ * each byte is framed once whichever way it comes. Only when nobody has
+ * read for GPSPHC_RX_BACKLOG_MAX bytes does n_tty lose a chunk, as on a
+ * UART without flow control: the flip buffer must not fill up and stop
+ * the stream for the clock.
  */
 static gpsphc_rx2_ret_t gpsphc_ldisc_receive_buf2(struct tty_struct *tty,
 						  const gpsphc_rx_char_t *cp,
@@ -67,21 +74,30 @@ static gpsphc_rx2_ret_t gpsphc_ldisc_receive_buf2(struct tty_struct *tty,
 	struct gpsphc_dev *gdev = gpsphc_dev_lookup(tty);
 	size_t taken;
 
-	if (gdev) {
-		size_t seen = min_t(size_t, gdev->rx_ahead, count);
-
-		gpsphc_rx_chunk(gdev, (const u8 *)cp + seen,
-				fp ? (const u8 *)fp + seen : NULL, count - seen);
-	}
-	taken = n_tty_receive_buf2_op(tty, cp, fp, count);
-	if (!taken)
-		taken = count;
 	if (gdev)
-		gdev->rx_ahead = count - taken;
+		gpsphc_rx_offered(gdev, (const u8 *)cp, (const u8 *)fp, count);
+	taken = n_tty_receive_buf2_op(tty, cp, fp, count);
+	if (gdev)
+		taken = gpsphc_rx_consumed(gdev, taken, count);
 	return taken;
 }
 
-/* Only for drivers that bypass receive_buf2: no flow control there. */
+static void gpsphc_ldisc_lookahead_buf(struct tty_struct *tty,
+				       const gpsphc_rx_char_t *cp,
+				       const gpsphc_rx_char_t *fp,
+				       gpsphc_lookahead_count_t count)
+{
+	struct gpsphc_dev *gdev = gpsphc_dev_lookup(tty);
+
+	n_tty_lookahead_buf_op(tty, cp, fp, count);
+	if (gdev)
+		gpsphc_rx_lookahead(gdev, (const u8 *)cp, (const u8 *)fp, count);
+}
+
+/*
+ * Bytes that do not come from the flip buffer (TIOCSTI): framed as they
+ * come, outside the stream positions.
+ */
 static void gpsphc_ldisc_receive_buf(struct tty_struct *tty,
 				     const gpsphc_rx_char_t *cp,
 				     const gpsphc_rx_flag_t *fp,
@@ -89,11 +105,19 @@ static void gpsphc_ldisc_receive_buf(struct tty_struct *tty,
 {
 	struct gpsphc_dev *gdev = gpsphc_dev_lookup(tty);
 
-	if (gdev) {
+	if (gdev)
 		gpsphc_rx_chunk(gdev, (const u8 *)cp, (const u8 *)fp, count);
-		gdev->rx_ahead = 0;
-	}
 	n_tty_receive_buf_op(tty, cp, fp, count);
+}
+
+/* The flip buffer was emptied: stream positions start again. */
+static void gpsphc_ldisc_flush_buffer(struct tty_struct *tty)
+{
+	struct gpsphc_dev *gdev = gpsphc_dev_lookup(tty);
+
+	if (gdev)
+		gpsphc_rx_flushed(gdev);
+	n_tty_flush_buffer_op(tty);
 }
 
 static int gpsphc_ldisc_open(struct tty_struct *tty)
@@ -144,6 +168,8 @@ static int __init gpsphc_init(void)
 	n_tty_close_op = gpsphc_ldisc_ops.close;
 	n_tty_receive_buf_op = gpsphc_ldisc_ops.receive_buf;
 	n_tty_receive_buf2_op = gpsphc_ldisc_ops.receive_buf2;
+	n_tty_lookahead_buf_op = gpsphc_ldisc_ops.lookahead_buf;
+	n_tty_flush_buffer_op = gpsphc_ldisc_ops.flush_buffer;
 
 	gpsphc_ldisc_ops.owner = THIS_MODULE;
 	gpsphc_ldisc_ops.num = ldisc;
@@ -152,6 +178,8 @@ static int __init gpsphc_init(void)
 	gpsphc_ldisc_ops.close = gpsphc_ldisc_close;
 	gpsphc_ldisc_ops.receive_buf = gpsphc_ldisc_receive_buf;
 	gpsphc_ldisc_ops.receive_buf2 = gpsphc_ldisc_receive_buf2;
+	gpsphc_ldisc_ops.lookahead_buf = gpsphc_ldisc_lookahead_buf;
+	gpsphc_ldisc_ops.flush_buffer = gpsphc_ldisc_flush_buffer;
 	gpsphc_ldisc_ops.dcd_change = gpsphc_ldisc_dcd_change;
 
 	ret = gpsphc_class_register();

@@ -58,3 +58,89 @@ void gpsphc_rx_chunk(struct gpsphc_dev *gdev, const u8 *cp, const u8 *fp,
 	gpsphc_framer_feed(&gdev->framer, cp, fp, count, ktime_to_ns(snap.raw));
 	mutex_unlock(&gdev->ntf_lock);
 }
+
+/*
+ * Flip-buffer bytes nobody has read that n_tty may hold back before it
+ * must drop a chunk: well past n_tty's own 4 KiB, far below the flip
+ * buffer's 640 KiB limit.
+ */
+#define GPSPHC_RX_BACKLOG_MAX	(16 * 1024)
+
+/* Frame the part of stream bytes [@start, @start + @count) not yet framed. */
+static void gpsphc_rx_stream(struct gpsphc_dev *gdev, u64 start, const u8 *cp,
+			     const u8 *fp, size_t count)
+{
+	u64 end = start + count;
+	size_t seen;
+
+	if (end <= gdev->rx_framed)
+		return;
+	seen = gdev->rx_framed > start ? gdev->rx_framed - start : 0;
+	gpsphc_rx_chunk(gdev, cp + seen, fp ? fp + seen : NULL, count - seen);
+	gdev->rx_framed = end;
+}
+
+/**
+ * gpsphc_rx_offered() - the flip buffer offers bytes to the discipline
+ * @gdev: the device
+ * @cp: the bytes, starting at the first one not yet consumed
+ * @fp: their flags, or NULL
+ * @count: number of bytes
+ *
+ * Context: flip-buffer worker, buffer lock held (as for all rx_* calls).
+ */
+void gpsphc_rx_offered(struct gpsphc_dev *gdev, const u8 *cp, const u8 *fp,
+		       size_t count)
+{
+	gpsphc_rx_stream(gdev, gdev->rx_consumed, cp, fp, count);
+}
+
+/**
+ * gpsphc_rx_consumed() - n_tty took @taken of the @count offered bytes
+ * @gdev: the device
+ * @taken: bytes n_tty took
+ * @count: bytes offered
+ *
+ * Return: the bytes to report consumed to the tty layer: @taken, or all
+ * of them when n_tty has no room and nobody has read for a long while.
+ */
+size_t gpsphc_rx_consumed(struct gpsphc_dev *gdev, size_t taken, size_t count)
+{
+	if (!taken && gdev->rx_framed - gdev->rx_consumed > GPSPHC_RX_BACKLOG_MAX)
+		taken = count;
+	gdev->rx_consumed += taken;
+	return taken;
+}
+
+/**
+ * gpsphc_rx_lookahead() - bytes queued behind those n_tty had no room for
+ * @gdev: the device
+ * @cp: the bytes
+ * @fp: their flags, or NULL
+ * @count: number of bytes
+ *
+ * The tty layer shows each byte once this way, continuing where the last
+ * lookahead ended, or at the first unconsumed byte if that is later.
+ */
+void gpsphc_rx_lookahead(struct gpsphc_dev *gdev, const u8 *cp, const u8 *fp,
+			 size_t count)
+{
+	u64 start = max(gdev->rx_lookahead_end, gdev->rx_consumed);
+
+	gpsphc_rx_stream(gdev, start, cp, fp, count);
+	gdev->rx_lookahead_end = start + count;
+}
+
+/**
+ * gpsphc_rx_flushed() - the flip buffer was emptied (TCIFLUSH, hangup)
+ * @gdev: the device
+ *
+ * Positions restart at zero; a sentence cut by the flush is dropped.
+ */
+void gpsphc_rx_flushed(struct gpsphc_dev *gdev)
+{
+	gdev->rx_consumed = 0;
+	gdev->rx_framed = 0;
+	gdev->rx_lookahead_end = 0;
+	gpsphc_framer_reset(&gdev->framer);
+}

@@ -3,7 +3,7 @@
  * bench_ldisc: figures for the gpsphc receive and DCD paths, in the VM.
  * Not a test: it prints measurements, never pass/fail.
  *
- * 1. Throughput: NMEA text injected through the fake UART in 1 KiB receive
+ * 1. Throughput: NMEA text injected through the fake UART in 4 KiB receive
  *    chunks and read back through the tty, with plain N_TTY and with the
  *    gpsphc discipline on the same port; the ratio is what framing costs.
  * 2. DCD edge cost: the fake UART toggles DCD from debugfs; the time per
@@ -16,7 +16,7 @@
 #include "gpsphc_test.h"
 
 #define PORT		2
-#define CHUNK		1024
+#define CHUNK		4096
 #define TOTAL		(8 << 20)
 #define EDGES		20000
 #define ROUNDS		5
