@@ -146,6 +146,7 @@ void gpsphc_rx_flushed(struct gpsphc_dev *gdev);
 /* netlink.c */
 int gpsphc_netlink_register(void);
 void gpsphc_netlink_unregister(void);
+bool gpsphc_notify_wanted(void);
 void gpsphc_notify_pps(struct gpsphc_dev *gdev,
 		       const struct gpsphc_pps_event *ev);
 void gpsphc_notify_sentence(struct gpsphc_dev *gdev,

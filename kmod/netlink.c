@@ -219,14 +219,25 @@ static struct genl_family gpsphc_genl_family __ro_after_init = {
 	.n_mcgrps = ARRAY_SIZE(gpsphc_mcgrps),
 };
 
+/**
+ * gpsphc_notify_wanted() - does anyone listen to the events group?
+ *
+ * Context: any; lock-free (an RCU read of the group's listener bitmap).
+ * Return: true when events would reach someone.
+ */
+bool gpsphc_notify_wanted(void)
+{
+	return genl_has_listeners(&gpsphc_genl_family, &init_net,
+				  GPSPHC_MCGRP_EVENTS_IDX);
+}
+
 /* Start an event message, or return NULL when nobody listens. */
 static struct sk_buff *gpsphc_ntf_new(struct gpsphc_dev *gdev, u8 cmd,
 				      void **hdr)
 {
 	struct sk_buff *msg;
 
-	if (!genl_has_listeners(&gpsphc_genl_family, &init_net,
-				GPSPHC_MCGRP_EVENTS_IDX))
+	if (!gpsphc_notify_wanted())
 		return NULL;
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg)

@@ -92,6 +92,31 @@ void gpsphc_pps_set_edge(struct gpsphc_dev *gdev, enum gpsphc_edge edge)
 	spin_unlock_irqrestore(&gdev->pps_lock, flags);
 }
 
+/*
+ * Queue an edge for the notification worker. Context: pps_lock held.
+ * Return: true if the worker must be woken (a worker already on its way
+ * takes this edge too).
+ */
+static bool gpsphc_pps_queue(struct gpsphc_dev *gdev,
+			     const struct system_time_snapshot *snap,
+			     bool active, bool assert)
+{
+	struct gpsphc_pps_event *ev;
+
+	if (gdev->queue_len == GPSPHC_PPS_QUEUE_LEN) {
+		gdev->events_dropped++;
+		return false;
+	}
+	ev = &gdev->queue[(gdev->queue_head + gdev->queue_len) %
+			  GPSPHC_PPS_QUEUE_LEN];
+	ev->raw_ns = ktime_to_ns(snap->raw);
+	ev->real_ns = ktime_to_ns(snap->real);
+	ev->seq = gdev->pps_seq;
+	ev->edge = active ? GPSPHC_EDGE_RISING : GPSPHC_EDGE_FALLING;
+	ev->assert = assert;
+	return !gdev->queue_len++;
+}
+
 /**
  * gpsphc_pps_capture() - account for one DCD edge
  * @gdev: the device
@@ -104,9 +129,8 @@ void gpsphc_pps_capture(struct gpsphc_dev *gdev,
 			const struct system_time_snapshot *snap, bool active)
 {
 	struct pps_event_time ts = { .ts_real = ktime_to_timespec64(snap->real) };
-	struct gpsphc_pps_event *ev;
 	unsigned long flags;
-	bool assert;
+	bool assert, notify;
 
 #ifdef CONFIG_NTP_PPS
 	ts.ts_raw = ktime_to_timespec64(snap->raw);
@@ -124,24 +148,16 @@ void gpsphc_pps_capture(struct gpsphc_dev *gdev,
 						    NSEC_PER_SEC) - 1;
 		gdev->last_assert_raw_ns = raw;
 	}
-	if (gdev->queue_len < GPSPHC_PPS_QUEUE_LEN) {
-		ev = &gdev->queue[(gdev->queue_head + gdev->queue_len) %
-				  GPSPHC_PPS_QUEUE_LEN];
-		ev->raw_ns = ktime_to_ns(snap->raw);
-		ev->real_ns = ktime_to_ns(snap->real);
-		ev->seq = gdev->pps_seq;
-		ev->edge = active ? GPSPHC_EDGE_RISING : GPSPHC_EDGE_FALLING;
-		ev->assert = assert;
-		gdev->queue_len++;
-	} else {
-		gdev->events_dropped++;
-	}
+	/* Waking the worker is most of this path's cost: only for listeners. */
+	notify = gpsphc_notify_wanted() &&
+		 gpsphc_pps_queue(gdev, snap, active, assert);
 	gdev->pps_seq++;
 	spin_unlock_irqrestore(&gdev->pps_lock, flags);
 
 	pps_event(gdev->pps, &ts, assert ? PPS_CAPTUREASSERT : PPS_CAPTURECLEAR,
 		  NULL);
-	schedule_work(&gdev->ntf_work);
+	if (notify)
+		schedule_work(&gdev->ntf_work);
 }
 
 /**

@@ -26,6 +26,8 @@
  *                              any write clears
  *   ttyGPSSIM<N>/tx            ro bytes the port transmitted, consumed on read
  *   ttyGPSSIM<N>/mctrl         ro last set_mctrl() value, "0x%04x\n"
+ *   ttyGPSSIM<N>/dcd_cost      rw "calls ns": time spent inside
+ *                              uart_handle_dcd_change(); any write clears
  *   ttyGPSSIM<N>/baud          ro baud rate of the last set_termios()
  *   ttyGPSSIM<N>/msr_gate      rw 0 (default): every DCD change is delivered;
  *                              1: only while an 8250 would have its modem
@@ -146,6 +148,8 @@ struct gsim_port {
 	unsigned int		mctrl;
 	unsigned int		baud;
 	struct gsim_pulse	pulse;
+	u64			dcd_calls;	/* uart_handle_dcd_change() calls */
+	u64			dcd_call_ns;	/* and the time spent in them */
 
 	spinlock_t		lock;		/* rings below; inside port lock */
 	struct gsim_edge	*edges;
@@ -552,6 +556,8 @@ static void gsim_dcd_edge(struct gsim_port *sp, bool level, s64 pulse,
 	raw_ns = ktime_get_raw_ns();
 	mono_ns = ktime_get_ns();
 	uart_handle_dcd_change(port, level);
+	sp->dcd_call_ns += ktime_get_raw_ns() - raw_ns;
+	sp->dcd_calls++;
 	wake_up_interruptible(&port->state->port.delta_msr_wait);
 
 	spin_lock(&sp->lock);
@@ -563,6 +569,30 @@ static void gsim_dcd_edge(struct gsim_port *sp, bool level, s64 pulse,
 	e->raw_ns = raw_ns;
 	e->mono_ns = mono_ns;
 	spin_unlock(&sp->lock);
+}
+
+/* "<calls> <ns>": time spent in uart_handle_dcd_change(), for benchmarks. */
+static int gsim_dcd_cost_show(struct gsim_port *sp, char *buf, size_t size)
+{
+	unsigned long flags;
+	u64 calls, ns;
+
+	uart_port_lock_irqsave(&sp->port, &flags);
+	calls = sp->dcd_calls;
+	ns = sp->dcd_call_ns;
+	uart_port_unlock_irqrestore(&sp->port, flags);
+	return scnprintf(buf, size, "%llu %llu\n", calls, ns);
+}
+
+static int gsim_dcd_cost_store(struct gsim_port *sp, char *buf)
+{
+	unsigned long flags;
+
+	uart_port_lock_irqsave(&sp->port, &flags);
+	sp->dcd_calls = 0;
+	sp->dcd_call_ns = 0;
+	uart_port_unlock_irqrestore(&sp->port, flags);
+	return 0;
 }
 
 static int gsim_dcd_show(struct gsim_port *sp, char *buf, size_t size)
@@ -1124,6 +1154,7 @@ static int gsim_baud_show(struct gsim_port *sp, char *buf, size_t size)
 
 static const struct gsim_attr gsim_attrs[] = {
 	{ "dcd",		0644, gsim_dcd_show, gsim_dcd_store },
+	{ "dcd_cost",		0644, gsim_dcd_cost_show, gsim_dcd_cost_store },
 	{ "mctrl",		0444, gsim_mctrl_show, NULL },
 	{ "baud",		0444, gsim_baud_show, NULL },
 	{ "msr_gate",		0644, gsim_msr_gate_show, gsim_msr_gate_store },
