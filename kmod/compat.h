@@ -29,4 +29,14 @@ typedef int gpsphc_rx2_ret_t;
 typedef unsigned int gpsphc_lookahead_count_t;
 #endif
 
+/*
+ * v6.6 ("netlink: add struct genl_info to struct genl_dumpit_info") moved
+ * a dump's parsed attributes into an embedded genl_info.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+#define gpsphc_dump_attrs(cb)	(genl_info_dump(cb)->attrs)
+#else
+#define gpsphc_dump_attrs(cb)	(genl_dumpit_info(cb)->attrs)
+#endif
+
 #endif /* _GPSPHC_COMPAT_H */

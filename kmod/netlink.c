@@ -132,9 +132,17 @@ static int gpsphc_nl_dev_get_dumpit(struct sk_buff *skb,
 {
 	/* cb->args[0]: the id to continue from. */
 	unsigned long id = cb->args[0];
+	struct nlattr **attrs = gpsphc_dump_attrs(cb);
 	struct gpsphc_dev *gdev;
 	int ret = 0;
 	void *hdr;
+
+	/* The do policy is shared; a dump filters nothing, so says so. */
+	if (attrs[GPSPHC_A_DEV_ID] || attrs[GPSPHC_A_DEV_TTY]) {
+		NL_SET_ERR_MSG(cb->extack,
+			       "a dev-get dump lists every device and takes no attributes");
+		return -EINVAL;
+	}
 
 	mutex_lock(&gpsphc_devs_mutex);
 	cb->seq = gpsphc_devs_generation;

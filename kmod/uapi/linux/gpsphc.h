@@ -16,8 +16,8 @@
  *    GPSPHC_A_DEV_ID: NLA_U32
  *    GPSPHC_A_DEV_TTY: NLA_NUL_STRING, e.g. "ttyS0"
  *
- * and the reply describes that device. Dump (NLM_F_DUMP, no attributes):
- * one message per attached tty. Each reply holds:
+ * and the reply describes that device. Dump (NLM_F_DUMP, no attributes:
+ * any is refused): one message per attached tty. Each reply holds:
  *
  *    GPSPHC_A_DEV_ID: NLA_U32, as in /sys/class/gpsphc/gpsphc<id>
  *    GPSPHC_A_DEV_TTY: NLA_NUL_STRING
@@ -36,7 +36,10 @@
  *
  * GPSPHC_CMD_PPS_NTF (multicast, group "events")
  * ----------------------------------------------
- * One per DCD edge, in the order the edges happened:
+ * One per DCD edge while someone listens to the group, in the order the
+ * edges happened (an edge that finds 32 waiting is dropped and counted in
+ * GPSPHC_A_STATS_EVENTS_DROPPED). Order edges and sentences by RAW_NS:
+ * a sentence is sent when its end arrives.
  *
  *    GPSPHC_A_DEV_ID: NLA_U32
  *    GPSPHC_A_DEV_PPS: NLA_NESTED
@@ -56,6 +59,8 @@
  *        GPSPHC_A_SENT_SEQ: NLA_U32, per device, +1 per sentence
  *        GPSPHC_A_SENT_RAW_NS: NLA_U64, arrival of the '$' or '!' byte
  *        GPSPHC_A_SENT_REAL_NS: NLA_U64, same instant on CLOCK_REALTIME
+ *            (RAW_NS plus REALTIME - MONOTONIC_RAW at the chunk that
+ *            ended the sentence: off by any step of the clock between)
  *        GPSPHC_A_SENT_DATA: NLA_BINARY, from '$'/'!' up to (not
  *            including) CR LF; at most GPSPHC_SENTENCE_MAX bytes
  *        GPSPHC_A_SENT_CSUM: NLA_U32, enum gpsphc_csum

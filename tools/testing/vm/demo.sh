@@ -9,4 +9,4 @@ CACHE=${GPSPHC_CACHE:-/var/cache/gpsphc}
 KVER=${DEMO_KVER:-$(sed -n 's/^KVER_612 := //p' "$CACHE/kernels.mk")}
 sh "$TOP/tools/testing/vm/build.sh" "$KVER"
 sh "$TOP/tools/testing/vm/run.sh" "$KVER" demo 300 |
-	sed -n '/^# kernel/,/^GPSPHC-DONE/p'
+	sed -n '/# kernel/,/^GPSPHC-DONE/p' | sed 's/^.*# kernel/# kernel/'
