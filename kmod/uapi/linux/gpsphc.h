@@ -69,6 +69,67 @@
  * the flip-buffer worker after the UART interrupt: it is millisecond-grade,
  * good for telling which edge a sentence belongs to, not for timing.
  *
+ * GPSPHC_CMD_TIME_SET (needs CAP_SYS_TIME)
+ * ----------------------------------------
+ * Tells the kernel which TAI second an on-time edge marks. Request:
+ *
+ *    GPSPHC_A_DEV_ID: NLA_U32 (required)
+ *    GPSPHC_A_DEV_TIME: NLA_NESTED (required)
+ *        GPSPHC_A_TIME_EDGE_SEQ: NLA_U32, GPSPHC_A_PPS_SEQ of an on-time
+ *            edge among the last GPSPHC_LABEL_HISTORY ones (required)
+ *        GPSPHC_A_TIME_TAI_SEC: NLA_U64, TAI seconds since 1970 at that
+ *            edge, the PTP timescale (required)
+ *        GPSPHC_A_TIME_TAI_UTC: NLA_U32, TAI - UTC in seconds at that
+ *            edge, 10..1000 (required)
+ *        GPSPHC_A_TIME_LEAP: NLA_U32, enum gpsphc_leap: a leap second
+ *            announced for the end of a UTC day (default NONE)
+ *        GPSPHC_A_TIME_LEAP_UTC: NLA_U64, with INSERT or DELETE: the UTC
+ *            (POSIX) seconds of the midnight that ends the leap day
+ *
+ * The first label steps the clock. Later ones confirm the count the kernel
+ * keeps by itself (+1 s per edge); one that disagrees by whole seconds is
+ * counted, notified (GPSPHC_CMD_LABEL_NTF) and applied only once it has
+ * been confirmed GPSPHC_A_DEV_CONFIRM_N times in a row. Refused, with a
+ * reason: an edge that is unknown, too old, or not on time; a second that
+ * contradicts the edge timing (two edges N s apart labelled M != N s
+ * apart).
+ *
+ * GPSPHC_CMD_STATE_NTF (multicast, group "events")
+ * ------------------------------------------------
+ * On every servo state change: GPSPHC_A_DEV_ID and GPSPHC_A_DEV_SERVO.
+ *
+ * GPSPHC_CMD_LABEL_NTF (multicast, group "events")
+ * ------------------------------------------------
+ * A label disagreed with the kernel's count: GPSPHC_A_DEV_ID,
+ * GPSPHC_A_DEV_TIME (the label) and GPSPHC_A_DEV_SERVO.
+ *
+ * The servo status (GPSPHC_A_DEV_SERVO, in dev-get replies too):
+ *
+ *    GPSPHC_A_SERVO_STATE: NLA_U32, enum gpsphc_servo_state
+ *    GPSPHC_A_SERVO_OFFSET_NS: NLA_S64, PHC minus label at the last edge
+ *    GPSPHC_A_SERVO_RMS_NS: NLA_U64, RMS of the offset, last 64 edges
+ *    GPSPHC_A_SERVO_FREQ_PPB: NLA_S64, frequency correction in ppb
+ *    GPSPHC_A_SERVO_TAI_UTC: NLA_U32, current TAI - UTC
+ *    GPSPHC_A_SERVO_LEAP: NLA_U32, enum gpsphc_leap, pending
+ *    GPSPHC_A_SERVO_LEAP_UTC: NLA_U64, when (as GPSPHC_A_TIME_LEAP_UTC)
+ *    GPSPHC_A_SERVO_HOLDOVER_S: NLA_U64, seconds since the last edge
+ *        while in HOLDOVER, else 0
+ *    GPSPHC_A_SERVO_COARSE: NLA_FLAG, no PPS: sentence starts stand in
+ *    GPSPHC_A_SERVO_LABELS, _LABELS_REFUSED, _DISAGREEMENTS, _STEPS,
+ *    _OUTLIERS: NLA_U64 counters
+ *
+ * dev-get replies also hold GPSPHC_A_DEV_PTP_INDEX (N of /dev/ptpN) and
+ * the settings below, which dev-set changes (each optional):
+ *
+ *    GPSPHC_A_DEV_SCALE: NLA_U32, enum gpsphc_scale: TAI (default) or UTC
+ *    GPSPHC_A_DEV_STEP_NS: NLA_U64, offsets above this are stepped, not
+ *        slewed (1000..1000000000, default 20000000)
+ *    GPSPHC_A_DEV_CONFIRM_N: NLA_U32, labels needed to move the count
+ *        (1..60, default 3)
+ *    GPSPHC_A_DEV_RX_LATENCY_NS: NLA_U64, coarse mode: the receiver's
+ *        delay from its second to the start of its first sentence
+ *        (0..999000000, default 0)
+ *
  * Every rejected request carries an extended-ack message saying why.
  */
 #ifndef _UAPI_LINUX_GPSPHC_H
@@ -80,6 +141,9 @@
 
 /* Longest sentence delivered, '$' to checksum, without CR LF. */
 #define GPSPHC_SENTENCE_MAX	160
+
+/* On-time edges a label may name: the newest this many. */
+#define GPSPHC_LABEL_HISTORY	16
 
 enum gpsphc_edge {
 	GPSPHC_EDGE_RISING = 1,
@@ -100,12 +164,45 @@ enum gpsphc_csum {
 	GPSPHC_CSUM_MAX = __GPSPHC_CSUM_MAX - 1
 };
 
+enum gpsphc_scale {
+	GPSPHC_SCALE_TAI = 1,	/* PTP timescale: TAI since 1970 */
+	GPSPHC_SCALE_UTC,	/* UTC, leap seconds applied at the instant */
+
+	/* private: */
+	__GPSPHC_SCALE_MAX,
+	GPSPHC_SCALE_MAX = __GPSPHC_SCALE_MAX - 1
+};
+
+enum gpsphc_leap {
+	GPSPHC_LEAP_NONE = 1,
+	GPSPHC_LEAP_INSERT,	/* 23:59:60 at the end of the day */
+	GPSPHC_LEAP_DELETE,	/* 23:59:59 skipped */
+
+	/* private: */
+	__GPSPHC_LEAP_MAX,
+	GPSPHC_LEAP_MAX = __GPSPHC_LEAP_MAX - 1
+};
+
+enum gpsphc_servo_state {
+	GPSPHC_SERVO_UNLOCKED = 1,	/* no label yet */
+	GPSPHC_SERVO_LOCKING,		/* stepped, converging */
+	GPSPHC_SERVO_LOCKED,		/* following the PPS */
+	GPSPHC_SERVO_HOLDOVER,		/* PPS lost: last frequency kept */
+
+	/* private: */
+	__GPSPHC_SERVO_MAX,
+	GPSPHC_SERVO_MAX = __GPSPHC_SERVO_MAX - 1
+};
+
 enum gpsphc_cmd {
 	GPSPHC_CMD_UNSPEC,
 	GPSPHC_CMD_DEV_GET,
 	GPSPHC_CMD_DEV_SET,
 	GPSPHC_CMD_PPS_NTF,
 	GPSPHC_CMD_SENTENCE_NTF,
+	GPSPHC_CMD_TIME_SET,
+	GPSPHC_CMD_STATE_NTF,
+	GPSPHC_CMD_LABEL_NTF,
 
 	/* private: */
 	__GPSPHC_CMD_MAX,
@@ -122,6 +219,13 @@ enum gpsphc_dev_attrs {
 	GPSPHC_A_DEV_PPS,
 	GPSPHC_A_DEV_SENTENCE,
 	GPSPHC_A_DEV_PAD,
+	GPSPHC_A_DEV_PTP_INDEX,
+	GPSPHC_A_DEV_SCALE,
+	GPSPHC_A_DEV_STEP_NS,
+	GPSPHC_A_DEV_CONFIRM_N,
+	GPSPHC_A_DEV_RX_LATENCY_NS,
+	GPSPHC_A_DEV_SERVO,
+	GPSPHC_A_DEV_TIME,
 
 	/* private: */
 	__GPSPHC_A_DEV_MAX,
@@ -182,6 +286,43 @@ enum gpsphc_sentence_attrs {
 	/* private: */
 	__GPSPHC_A_SENT_MAX,
 	GPSPHC_A_SENT_MAX = __GPSPHC_A_SENT_MAX - 1
+};
+
+enum gpsphc_time_attrs {
+	GPSPHC_A_TIME_UNSPEC,
+	GPSPHC_A_TIME_EDGE_SEQ,
+	GPSPHC_A_TIME_TAI_SEC,
+	GPSPHC_A_TIME_TAI_UTC,
+	GPSPHC_A_TIME_LEAP,
+	GPSPHC_A_TIME_LEAP_UTC,
+	GPSPHC_A_TIME_PAD,
+
+	/* private: */
+	__GPSPHC_A_TIME_MAX,
+	GPSPHC_A_TIME_MAX = __GPSPHC_A_TIME_MAX - 1
+};
+
+enum gpsphc_servo_attrs {
+	GPSPHC_A_SERVO_UNSPEC,
+	GPSPHC_A_SERVO_STATE,
+	GPSPHC_A_SERVO_OFFSET_NS,
+	GPSPHC_A_SERVO_RMS_NS,
+	GPSPHC_A_SERVO_FREQ_PPB,
+	GPSPHC_A_SERVO_TAI_UTC,
+	GPSPHC_A_SERVO_LEAP,
+	GPSPHC_A_SERVO_LEAP_UTC,
+	GPSPHC_A_SERVO_HOLDOVER_S,
+	GPSPHC_A_SERVO_COARSE,
+	GPSPHC_A_SERVO_LABELS,
+	GPSPHC_A_SERVO_LABELS_REFUSED,
+	GPSPHC_A_SERVO_DISAGREEMENTS,
+	GPSPHC_A_SERVO_STEPS,
+	GPSPHC_A_SERVO_OUTLIERS,
+	GPSPHC_A_SERVO_PAD,
+
+	/* private: */
+	__GPSPHC_A_SERVO_MAX,
+	GPSPHC_A_SERVO_MAX = __GPSPHC_A_SERVO_MAX - 1
 };
 
 #endif /* _UAPI_LINUX_GPSPHC_H */
