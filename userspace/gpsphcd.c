@@ -15,6 +15,7 @@
 
 #include "leap.h"
 #include "live.h"
+#include "status.h"
 #include "pipeline.h"
 #include "replay.h"
 #include "state.h"
@@ -33,6 +34,7 @@ struct opts {
 	const char *replay, *record, *state, *leapfile, *device;
 	struct live_opts live;
 	bool have_not_before;
+	bool status, json;
 	int64_t not_before;		/* UTC seconds */
 	unsigned int guard_n;
 	struct assoc_cfg assoc;
@@ -43,6 +45,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: gpsphcd [options] --replay FILE\n"
 		"       gpsphcd [options] [--record FILE] TTY    (live mode)\n"
+		"       gpsphcd --status [--json]              (attached devices)\n"
 		"live mode:\n"
 		"  --baud N                 line speed (default: leave as set)\n"
 		"  --edge rising|falling    on-time PPS edge (default: leave as set)\n"
@@ -91,7 +94,8 @@ static bool parse_date(const char *s, int64_t *utc)
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	enum { O_NB = 256, O_STATE, O_LEAP, O_GUARD, O_OFF, O_WIN, O_MARGIN,
-	       O_REPLAY, O_RECORD, O_BAUD, O_EDGE, O_LDISC, O_DUMP };
+	       O_REPLAY, O_RECORD, O_BAUD, O_EDGE, O_LDISC, O_DUMP, O_STATUS,
+	       O_JSON };
 	static const struct option lo[] = {
 		{ "replay", required_argument, NULL, O_REPLAY },
 		{ "record", required_argument, NULL, O_RECORD },
@@ -106,6 +110,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "edge", required_argument, NULL, O_EDGE },
 		{ "ldisc", required_argument, NULL, O_LDISC },
 		{ "dump-events", no_argument, NULL, O_DUMP },
+		{ "status", no_argument, NULL, O_STATUS },
+		{ "json", no_argument, NULL, O_JSON },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -123,6 +129,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case O_RECORD:	o->record = optarg; break;
 		case O_STATE:	o->state = optarg; break;
 		case O_DUMP:	o->live.dump_events = true; break;
+		case O_STATUS:	o->status = true; break;
+		case O_JSON:	o->json = true; break;
 		case O_BAUD:
 			if (!live_parse_baud(optarg, &o->live.baud)) {
 				fprintf(stderr, "gpsphcd: --baud \"%s\" is not a standard rate (1200..921600, e.g. 9600)\n",
@@ -184,6 +192,17 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (assoc_check_cfg(&o->assoc, &e)) {
 		fprintf(stderr, "gpsphcd: %s\n", e.msg);
+		return 2;
+	}
+	if (o->status) {
+		if (optind < argc || o->replay || o->record) {
+			usage(stderr);
+			return 2;
+		}
+		return 0;
+	}
+	if (o->json) {
+		fprintf(stderr, "gpsphcd: --json goes with --status\n");
 		return 2;
 	}
 	if (optind < argc)
@@ -275,6 +294,8 @@ int main(int argc, char **argv)
 
 	if ((ret = parse_opts(argc, argv, &o)))
 		return ret;
+	if (o.status)
+		return status_run(stdout, o.json);
 	load_leap(o.leapfile, &leap);
 	if (o.have_not_before && (o.replay || o.not_before > floor))
 		floor = o.not_before;	/* in replay it replaces the build date */
@@ -289,8 +310,10 @@ int main(int argc, char **argv)
 			floor = utc - PP_PIVOT_SLACK;
 	}
 	pipeline_init(&p, floor, &leap, &o.assoc, o.guard_n, emit, NULL);
-	if (!o.replay)
+	if (!o.replay) {
+		o.live.state = state;
 		return live_main(&o, &p);
+	}
 
 	in = strcmp(o.replay, "-") ? fopen(o.replay, "r") : stdin;
 	if (!in) {

@@ -28,6 +28,8 @@
 #include "linux/gpsphc.h"
 #include "live.h"
 #include "replay.h"
+#include "state.h"
+#include "timeconv.h"
 
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270
@@ -41,12 +43,23 @@ static void on_signal(int sig)
 	live_stop = 1;
 }
 
+/* On-time edges a label may name (the kernel keeps as many). */
+#define LIVE_EDGES	GPSPHC_LABEL_HISTORY
+/* Save the last-good time every this many labels (about a minute). */
+#define LIVE_SAVE_EVERY	60
+
 struct live {
 	const struct live_opts *o;
 	struct pipeline *p;
-	struct nl_sock *sk;
+	struct nl_sock *sk;	/* events */
+	struct nl_sock *req;	/* requests: their answers never mix with events */
 	int family;
 	uint32_t dev_id;
+	struct { uint64_t raw; uint32_t seq; } edges[LIVE_EDGES];
+	unsigned int n_edges;	/* total seen; ring index n_edges % LIVE_EDGES */
+	unsigned long labels_sent;
+	int64_t last_tai;
+	bool have_last;
 	char ack_msg[256];	/* extack message of the last error */
 	int ack_err;
 };
@@ -207,9 +220,9 @@ static int live_request(struct live *l, struct nl_msg *msg, const char *what,
 	nl_cb_err(nlcb, NL_CB_CUSTOM, live_err_cb, l);
 	if (cb)
 		nl_cb_set(nlcb, NL_CB_VALID, NL_CB_CUSTOM, cb, l);
-	ret = nl_send_auto(l->sk, msg);
+	ret = nl_send_auto(l->req, msg);
 	if (ret >= 0)
-		ret = nl_recvmsgs(l->sk, nlcb);
+		ret = nl_recvmsgs(l->req, nlcb);
 	if (ret >= 0 && l->ack_err) {
 		fprintf(stderr, "gpsphcd: %s: %s%s%s\n", what, strerror(-l->ack_err),
 			l->ack_msg[0] ? ": " : "", l->ack_msg);
@@ -238,14 +251,15 @@ static int live_setup_netlink(struct live *l, const char *tty_name)
 	struct nl_msg *msg;
 	int grp, one = 1, ret;
 
+	l->req = nl_socket_alloc();
 	l->sk = nl_socket_alloc();
-	if (!l->sk || genl_connect(l->sk)) {
+	if (!l->req || !l->sk || genl_connect(l->req) || genl_connect(l->sk)) {
 		fprintf(stderr, "gpsphcd: cannot open a generic netlink socket\n");
 		return -1;
 	}
-	setsockopt(nl_socket_get_fd(l->sk), SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
-	l->family = genl_ctrl_resolve(l->sk, GPSPHC_GENL_NAME);
-	grp = genl_ctrl_resolve_grp(l->sk, GPSPHC_GENL_NAME, GPSPHC_MCGRP_EVENTS);
+	setsockopt(nl_socket_get_fd(l->req), SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	l->family = genl_ctrl_resolve(l->req, GPSPHC_GENL_NAME);
+	grp = genl_ctrl_resolve_grp(l->req, GPSPHC_GENL_NAME, GPSPHC_MCGRP_EVENTS);
 	if (l->family < 0 || grp < 0) {
 		fprintf(stderr, "gpsphcd: the kernel has no \"%s\" netlink family: load the module (modprobe gpsphc)\n",
 			GPSPHC_GENL_NAME);
@@ -298,6 +312,9 @@ static void live_pps(struct live *l, struct nlattr *nest)
 		       assert, raw, real);
 	if (!assert)
 		return;
+	l->edges[l->n_edges % LIVE_EDGES].raw = raw;
+	l->edges[l->n_edges % LIVE_EDGES].seq = nla_get_u32(tb[GPSPHC_A_PPS_SEQ]);
+	l->n_edges++;
 	if (l->o->record)
 		record_edge(l->o->record, (int64_t)raw);
 	pipeline_edge(l->p, (int64_t)raw);
@@ -337,6 +354,75 @@ static void live_sentence(struct live *l, struct nlattr *nest)
 	if (l->o->record)
 		record_sentence(l->o->record, (int64_t)raw, data, (size_t)len);
 	pipeline_sentence(l->p, (int64_t)raw, data, (size_t)len);
+}
+
+static bool live_edge_seq(const struct live *l, int64_t raw, uint32_t *seq)
+{
+	unsigned int i, n = l->n_edges < LIVE_EDGES ? l->n_edges : LIVE_EDGES;
+
+	for (i = 0; i < n; i++)
+		if ((int64_t)l->edges[i].raw == raw) {
+			*seq = l->edges[i].seq;
+			return true;
+		}
+	return false;
+}
+
+static void live_save_state(struct live *l)
+{
+	char utc[32];
+	int64_t u;
+	bool s60;
+	int off;
+
+	if (!l->o->state || !l->have_last)
+		return;
+	leap_utc_from_tai(&l->p->leap, l->last_tai, &u, &s60, &off);
+	format_utc(utc, sizeof(utc), u, s60);
+	if (state_save(l->o->state, l->last_tai, utc))
+		fprintf(stderr, "gpsphcd: cannot save the last-good time to %s: %s\n",
+			l->o->state, strerror(errno));
+}
+
+/* The pipeline labelled an edge: print it and tell the kernel. */
+static void live_label(void *ctx, const struct pp_label *lab)
+{
+	struct live *l = ctx;
+	struct nlattr *nest;
+	struct nl_msg *msg;
+	char what[96];
+	uint32_t seq;
+
+	pp_print_label(stdout, lab);
+	if (!live_edge_seq(l, lab->edge_ns, &seq)) {
+		fprintf(stderr, "gpsphcd: the edge at %" PRId64 " ns is older than the last %d: not labelled\n",
+			lab->edge_ns, LIVE_EDGES);
+		return;
+	}
+	msg = live_msg(l, GPSPHC_CMD_TIME_SET);
+	if (!msg)
+		return;
+	if (nla_put_u32(msg, GPSPHC_A_DEV_ID, l->dev_id) ||
+	    !(nest = nla_nest_start(msg, GPSPHC_A_DEV_TIME)) ||
+	    nla_put_u32(msg, GPSPHC_A_TIME_EDGE_SEQ, seq) ||
+	    nla_put_u64(msg, GPSPHC_A_TIME_TAI_SEC, (uint64_t)lab->tai) ||
+	    nla_put_u32(msg, GPSPHC_A_TIME_TAI_UTC, (uint32_t)lab->tai_utc) ||
+	    (lab->leap_pending &&
+	     (nla_put_u32(msg, GPSPHC_A_TIME_LEAP, lab->leap_pending > 0 ?
+			  GPSPHC_LEAP_INSERT : GPSPHC_LEAP_DELETE) ||
+	      nla_put_u64(msg, GPSPHC_A_TIME_LEAP_UTC, (uint64_t)lab->leap_at_utc)))) {
+		nlmsg_free(msg);
+		return;
+	}
+	nla_nest_end(msg, nest);
+	snprintf(what, sizeof(what), "labelling edge %" PRIu32 " as TAI %" PRId64, seq, lab->tai);
+	if (!live_request(l, msg, what, NULL)) {
+		l->last_tai = lab->tai;
+		l->have_last = true;
+		if (++l->labels_sent % LIVE_SAVE_EVERY == 1)
+			live_save_state(l);
+	}
+	nlmsg_free(msg);
 }
 
 static int live_event_cb(struct nl_msg *msg, void *arg)
@@ -390,6 +476,8 @@ int live_run(const struct live_opts *o, struct pipeline *p)
 		goto out_detach;
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, live_event_cb, &l);
 	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, live_no_seq_check, NULL);
+	p->emit = live_label;
+	p->ctx = &l;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	{
@@ -426,11 +514,13 @@ int live_run(const struct live_opts *o, struct pipeline *p)
 		}
 	}
 	ret = 0;
+	live_save_state(&l);
 out_detach:
 	ioctl(fd, TIOCSETD, &ld);
 	close(fd);
 	if (cb)
 		nl_cb_put(cb);
 	nl_socket_free(l.sk);
+	nl_socket_free(l.req);
 	return ret;
 }

@@ -19,6 +19,7 @@ struct live_opts {
 	int ldisc;		/* the module's line discipline number */
 	bool dump_events;	/* one line per event on stdout */
 	FILE *record;		/* --record capture, or NULL */
+	const char *state;	/* last-good time file, or NULL */
 };
 
 /* Parse "4800".."921600" into @baud; false if not a standard rate. */
