@@ -1,0 +1,449 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * gpsphc clock servo: decides how the PTP clock follows the PPS edges.
+ *
+ * Pure C with no kernel calls, no floating point, no allocation: the same
+ * file builds into the gpsphc line discipline and into the host tests and
+ * the benchmark (tools/testing/host/). It does no locking: the caller
+ * embeds a struct gpsphc_servo per device and serialises every call on it,
+ * and every read of its fields, under one lock (the DCD interrupt path
+ * calls gpsphc_servo_edge(), so a spinlock with interrupts off).
+ *
+ * The clock the servo steers is CLOCK_MONOTONIC_RAW through a rate and an
+ * offset, kept by the caller:
+ *
+ *	phc(raw) = base_ns + (raw - base_raw) * (1 + adj / (1e9 * 2^16))
+ *
+ * The servo never reads that clock: the caller tells it what the clock
+ * read at an edge, and applies what the servo returns (a new @adj, a step)
+ * "from now on", moving its base to the present first.
+ *
+ * Units, everywhere in this file:
+ *
+ * - raw: CLOCK_MONOTONIC_RAW, ns (u64).
+ * - phc, step, offset: ns of the clock's timescale, TAI since 1970 (s64).
+ *   An offset is the clock minus the truth: positive when the clock is
+ *   ahead.
+ * - adj: rate correction in 2^-16 ppb (s64): 65536 is 1 ppb, i.e. the
+ *   clock gains 1 ns per 1e9 ns of raw time. adjfine()'s scaled_ppm is
+ *   the same number divided by 1000.
+ * - gains (kp, ki): 2^-16 ppb per ns of offset (u32), i.e. the fraction of
+ *   the offset corrected per second, times 65536: 45875 is 0.7.
+ *
+ * The servo counts seconds by itself: each edge gets an edge number, one
+ * more than the previous edge's plus the pulses missed between them,
+ * judged from the raw time between the two edges (rounded to whole seconds
+ * with the servo's frequency estimate). A label (userspace saying which
+ * TAI second an edge marks) ties edge numbers to TAI seconds. The first
+ * label sets the clock; later ones confirm the count, and one that
+ * disagrees must be repeated (see &gpsphc_servo_cfg.confirm_n) before it
+ * moves the clock.
+ *
+ * States (enum gpsphc_servo_state, uapi):
+ *
+ * - %GPSPHC_SERVO_UNLOCKED: no label yet (or since gpsphc_servo_reset()).
+ *   Edges are counted and kept, the clock is left alone.
+ * - %GPSPHC_SERVO_LOCKING: labelled; the loop runs with fast gains and
+ *   any offset above &gpsphc_servo_cfg.step_threshold_ns is stepped.
+ * - %GPSPHC_SERVO_LOCKED: the last %GPSPHC_SERVO_LOCK_EDGES offsets were
+ *   within the input's lock_ns. Outliers are rejected; the gains shift
+ *   down to slower ones while the offsets show no trend, back up when they
+ *   do.
+ * - %GPSPHC_SERVO_HOLDOVER: no edge for holdover_timeout_ns: the clock
+ *   keeps the loop's frequency estimate (its integral term). The next edge
+ *   resumes LOCKED if its offset is within the outlier bound, else LOCKING
+ *   (stepping if the offset is above the step threshold).
+ */
+#ifndef _GPSPHC_SERVO_H
+#define _GPSPHC_SERVO_H
+
+#include "pure_types.h"
+#include "uapi/linux/gpsphc.h"
+
+/* Edges kept for labels and the frequency estimate; a power of two. */
+#define GPSPHC_SERVO_HISTORY		32
+/* Offsets the RMS is taken over; a power of two. */
+#define GPSPHC_SERVO_RMS_EDGES		64
+/* Consecutive offsets within lock_ns that make LOCKING become LOCKED. */
+#define GPSPHC_SERVO_LOCK_EDGES		4
+/* Slowest gear: gains down to kp / 2^8, ki / 4^8. */
+#define GPSPHC_SERVO_MAX_GEAR		8
+/* Largest max_ppb accepted: 1000 ppm. */
+#define GPSPHC_SERVO_MAX_PPB_LIMIT	1000000
+/* adj units per ppb */
+#define GPSPHC_SERVO_ADJ_PER_PPB	65536
+
+/**
+ * enum gpsphc_servo_input - what an input to gpsphc_servo_edge() is
+ * @GPSPHC_SERVO_INPUT_PPS: an on-time PPS edge, microsecond-grade.
+ * @GPSPHC_SERVO_INPUT_SENTENCE: the arrival of the start byte of an NMEA
+ *	sentence, millisecond-grade (coarse mode: no PPS wiring).
+ */
+enum gpsphc_servo_input {
+	GPSPHC_SERVO_INPUT_PPS,
+	GPSPHC_SERVO_INPUT_SENTENCE,
+};
+
+/**
+ * struct gpsphc_servo_input_cfg - loop settings for one kind of input
+ * @kp: proportional gain of the fastest gear, 2^-16 ppb per ns (0.7 is
+ *	45875); at most 2 << 16.
+ * @ki: integral gain of the fastest gear, 2^-16 ppb per ns (0.3 is
+ *	19661); at most 2 << 16.
+ * @max_gear: slowest gear the loop shifts down to: gear g uses kp >> g
+ *	and ki >> 2g (the same damping, a time constant 2^g times longer).
+ *	0 keeps the gains fixed; at most %GPSPHC_SERVO_MAX_GEAR.
+ * @outlier_k: in LOCKED, an offset beyond @outlier_k times the filtered
+ *	RMS offset (and beyond @outlier_min_ns) is rejected; 0 disables
+ *	outlier rejection. At most 1000.
+ * @outlier_min_ns: offsets within this are never outliers.
+ * @lock_ns: offsets within this count towards LOCKED.
+ */
+struct gpsphc_servo_input_cfg {
+	u32 kp;
+	u32 ki;
+	u32 max_gear;
+	u32 outlier_k;
+	u64 outlier_min_ns;
+	u64 lock_ns;
+};
+
+/**
+ * struct gpsphc_servo_cfg - servo settings
+ * @pps: loop settings for PPS edges.
+ * @coarse: loop settings for sentence starts (coarse mode).
+ * @step_threshold_ns: while LOCKING (after the first label, after a
+ *	relock, after holdover), an offset above this is stepped rather
+ *	than slewed. In LOCKED a large offset is first an outlier, and is
+ *	stepped only if @outlier_max more in a row follow it. Whole-second
+ *	errors are never stepped from offsets: only labels move the count.
+ * @max_ppb: largest rate correction, ppb (the clock's max_adj); at most
+ *	%GPSPHC_SERVO_MAX_PPB_LIMIT.
+ * @outlier_max: consecutive outliers rejected; the next one is accepted
+ *	and the loop relocks (LOCKING, fastest gear). At least 1.
+ * @confirm_n: labels in a row, disagreeing with the count by the same
+ *	whole seconds, needed before the count (and the clock) moves;
+ *	1..255.
+ * @holdover_timeout_ns: no edge for this long means the PPS is lost
+ *	(HOLDOVER). At least 1.1 s.
+ * @rx_latency_ns: coarse mode: the receiver's delay from the start of
+ *	its second to the start of the first sentence about it; subtracted
+ *	from sentence starts. Below 1 s.
+ * @sentence_gap_ns: coarse mode: a sentence start marks a new second only
+ *	if the previous sentence started at least this much earlier (the
+ *	first sentence of a burst).
+ * @coarse_after_ns: sentence starts steer the clock only when no PPS edge
+ *	has come for this long (or none ever has): after a PPS loss,
+ *	holdover on the PPS-trained frequency beats millisecond inputs for
+ *	a while.
+ */
+struct gpsphc_servo_cfg {
+	struct gpsphc_servo_input_cfg pps;
+	struct gpsphc_servo_input_cfg coarse;
+	u64 step_threshold_ns;
+	u32 max_ppb;
+	u32 outlier_max;
+	u32 confirm_n;
+	u64 holdover_timeout_ns;
+	u64 rx_latency_ns;
+	u64 sentence_gap_ns;
+	u64 coarse_after_ns;
+};
+
+/**
+ * struct gpsphc_servo_counters - what the servo saw, since init
+ * @edges: inputs counted as seconds (PPS edges, or sentence starts in
+ *	coarse mode).
+ * @missed: seconds with no input, judged from the time between inputs.
+ * @spurious: PPS edges less than half a second after the previous one,
+ *	ignored (contact bounce, a glitch on DCD).
+ * @ignored: sentence starts that were not used: not the first of their
+ *	burst, or a PPS is (or lately was) present.
+ * @outliers: offsets rejected as latency outliers.
+ * @relocks: times @outlier_max consecutive outliers made the loop relock.
+ * @labels: labels accepted (set, agreeing, disagreeing).
+ * @labels_refused: labels refused (gpsphc_servo_label() returned a
+ *	refusal).
+ * @disagreements: accepted labels that disagreed with the count.
+ * @steps: times the servo stepped the clock.
+ * @holdovers: times the servo entered HOLDOVER.
+ */
+struct gpsphc_servo_counters {
+	u64 edges;
+	u64 missed;
+	u64 spurious;
+	u64 ignored;
+	u64 outliers;
+	u64 relocks;
+	u64 labels;
+	u64 labels_refused;
+	u64 disagreements;
+	u64 steps;
+	u64 holdovers;
+};
+
+/* struct gpsphc_servo_out.flags */
+#define GPSPHC_SERVO_OUT_ADJ		0x01	/* apply @adj */
+#define GPSPHC_SERVO_OUT_STEP		0x02	/* apply @step_ns */
+#define GPSPHC_SERVO_OUT_STATE		0x04	/* @state changed */
+#define GPSPHC_SERVO_OUT_USED		0x08	/* the input was counted */
+#define GPSPHC_SERVO_OUT_OUTLIER	0x10	/* ...but rejected as outlier */
+#define GPSPHC_SERVO_OUT_LABELLED	0x20	/* @tai_sec is valid */
+#define GPSPHC_SERVO_OUT_DISAGREE	0x40	/* a label disagreed: notify */
+#define GPSPHC_SERVO_OUT_COARSE		0x80	/* coarse mode */
+
+/**
+ * struct gpsphc_servo_out - what the caller must do, and what happened
+ * @flags: GPSPHC_SERVO_OUT_* bits.
+ * @adj: with %GPSPHC_SERVO_OUT_ADJ: the clock's new rate correction,
+ *	2^-16 ppb, within +-max_ppb; apply from now on.
+ * @step_ns: with %GPSPHC_SERVO_OUT_STEP: add this to the clock now (after
+ *	moving its base to now), before applying @adj. 0 otherwise.
+ * @state: the state after the call.
+ * @offset_ns: clock minus truth at the input, when it was labelled
+ *	(%GPSPHC_SERVO_OUT_LABELLED), measured before any correction this
+ *	call asks for; else 0. Saturated to +-2^62.
+ * @rms_ns: RMS of the accepted offsets since the last step or relock, over
+ *	the last %GPSPHC_SERVO_RMS_EDGES of them.
+ * @tai_sec: the TAI second the input marks, by the servo's count.
+ * @edge_num: the servo's number for the input (seconds since the first
+ *	input, counting missed ones), with %GPSPHC_SERVO_OUT_USED.
+ * @holdover_ns: raw ns since the last counted input, while in HOLDOVER;
+ *	else 0.
+ * @counters: a copy of the servo's counters after the call.
+ */
+struct gpsphc_servo_out {
+	u32 flags;
+	s64 adj;
+	s64 step_ns;
+	enum gpsphc_servo_state state;
+	s64 offset_ns;
+	u64 rms_ns;
+	u64 tai_sec;
+	u64 edge_num;
+	u64 holdover_ns;
+	struct gpsphc_servo_counters counters;
+};
+
+/**
+ * enum gpsphc_servo_label_result - what gpsphc_servo_label() did
+ * @GPSPHC_SERVO_LABEL_SET: the first label: the count is tied to TAI and
+ *	the clock set (stepped).
+ * @GPSPHC_SERVO_LABEL_AGREE: the label confirms the count.
+ * @GPSPHC_SERVO_LABEL_DISAGREE: the label disagrees with the count by
+ *	whole seconds; counted, kept as pending, clock unchanged. Notify.
+ * @GPSPHC_SERVO_LABEL_APPLIED: a disagreement confirmed confirm_n times in
+ *	a row: the count moved and the clock stepped by whole seconds.
+ *	Notify.
+ * @GPSPHC_SERVO_LABEL_UNKNOWN: refused: no such input among the last
+ *	%GPSPHC_SERVO_HISTORY (too old, or never seen).
+ * @GPSPHC_SERVO_LABEL_FUTURE: refused: the input is later than @now_raw or
+ *	than every input the servo has seen.
+ * @GPSPHC_SERVO_LABEL_RANGE: refused: the second is before the input's
+ *	edge number or beyond what s64 ns of TAI can hold (year 2262).
+ * @GPSPHC_SERVO_LABEL_UNCOUNTED: refused: that input was not counted as a
+ *	second (spurious edge, ignored sentence).
+ */
+enum gpsphc_servo_label_result {
+	GPSPHC_SERVO_LABEL_SET = 1,
+	GPSPHC_SERVO_LABEL_AGREE,
+	GPSPHC_SERVO_LABEL_DISAGREE,
+	GPSPHC_SERVO_LABEL_APPLIED,
+	GPSPHC_SERVO_LABEL_UNKNOWN,
+	GPSPHC_SERVO_LABEL_FUTURE,
+	GPSPHC_SERVO_LABEL_RANGE,
+	GPSPHC_SERVO_LABEL_UNCOUNTED,
+};
+
+/**
+ * struct gpsphc_servo_edge_rec - one input in the servo's history (internal)
+ * @key: the raw time the caller gave, by which labels name it.
+ * @raw: the raw time the servo uses (@key less the receiver latency for
+ *	sentence starts).
+ * @num: edge number.
+ * @counted: the input counted as a second.
+ * @coarse: a sentence start.
+ */
+struct gpsphc_servo_edge_rec {
+	u64 key;
+	u64 raw;
+	u64 num;
+	bool counted;
+	bool coarse;
+};
+
+/**
+ * struct gpsphc_servo - per-device servo state, embedded by its user
+ * @cfg: settings, sanitised; change them with gpsphc_servo_configure().
+ * @counters: statistics; see struct gpsphc_servo_counters.
+ * @state: enum gpsphc_servo_state.
+ * @coarse: sentence starts are the input (no PPS).
+ * @labelled: @tai_base is valid.
+ * @have_edge: @last_raw and @last_num are valid.
+ * @tai_base: TAI second of edge number 0.
+ * @last_raw: raw time of the last counted input.
+ * @last_num: its edge number.
+ * @last_pps_raw: raw time of the last PPS edge; valid with @pps_seen.
+ * @pps_seen: a PPS edge came since init.
+ * @last_sentence_raw: raw time of the last sentence start, any.
+ * @sentence_seen: @last_sentence_raw is valid.
+ * @freq: the loop's integral term, the frequency estimate, 2^-16 ppb.
+ * @adj: the rate correction last asked for, 2^-16 ppb.
+ * @est_n: inputs the history estimate of @freq used at the first label,
+ *	or since while LOCKING (0: none).
+ * @offset_ns: offset at the last labelled input.
+ * @gear: current gear, 0 fastest.
+ * @gear_edges: accepted offsets since the gear last changed.
+ * @var: mean square of the accepted offsets since the last relock or
+ *	lock, ns^2, then filtered 1/16 per edge.
+ * @var_n: offsets in @var, up to 16.
+ * @prev_off: previous accepted offset, ns, saturated to +-2^40.
+ * @trend_run: offsets in a row beyond 2 RMS, the same way.
+ * @rejects: outliers in a row.
+ * @lock_run: offsets in a row within lock_ns.
+ * @pending_d: seconds by which the pending labels disagree.
+ * @pending_n: labels in a row that disagreed by @pending_d.
+ * @hist: the last inputs, oldest first from @hist_head.
+ * @hist_head: index of the oldest entry of @hist.
+ * @hist_len: entries in @hist.
+ * @rms_ring: the last accepted offsets, ns, saturated to +-2^28.
+ * @rms_pos: next slot of @rms_ring.
+ * @rms_len: valid entries in @rms_ring.
+ * @rms_sum: sum of the squares of the valid entries, ns^2.
+ * @rms_ns: square root of @rms_sum / @rms_len.
+ */
+struct gpsphc_servo {
+	struct gpsphc_servo_cfg cfg;
+	struct gpsphc_servo_counters counters;
+	enum gpsphc_servo_state state;
+	bool coarse;
+	bool labelled;
+	bool have_edge;
+	u64 tai_base;
+	u64 last_raw;
+	u64 last_num;
+	u64 last_pps_raw;
+	bool pps_seen;
+	u64 last_sentence_raw;
+	bool sentence_seen;
+	s64 freq;
+	s64 adj;
+	u32 est_n;
+	s64 offset_ns;
+	u32 gear;
+	u32 gear_edges;
+	u64 var;
+	u32 var_n;
+	s64 prev_off;
+	u32 trend_run;
+	u32 rejects;
+	u32 lock_run;
+	s64 pending_d;
+	u32 pending_n;
+	struct gpsphc_servo_edge_rec hist[GPSPHC_SERVO_HISTORY];
+	u32 hist_head;
+	u32 hist_len;
+	s32 rms_ring[GPSPHC_SERVO_RMS_EDGES];
+	u32 rms_pos;
+	u32 rms_len;
+	u64 rms_sum;
+	u64 rms_ns;
+};
+
+/**
+ * gpsphc_servo_default_cfg() - fill in the default settings
+ * @cfg: the settings to fill.
+ *
+ * PPS: kp 0.7, ki 0.3 (linuxptp's hardware-timestamping PI gains) in the
+ * fastest gear, down to gear 4 (kp 0.044, ki 0.0012: a time constant of
+ * about 30 s), outliers beyond 8 x RMS and 5 us, lock within 10 us.
+ * Coarse: the same gears, outliers beyond 8 x RMS and 20 ms, lock within
+ * 20 ms. Step threshold 20 ms, 500 ppm, 3 outliers before a relock, 3
+ * confirmations, holdover after 1.5 s, no receiver latency, sentence gap
+ * 200 ms, coarse inputs after 600 s without PPS.
+ */
+void gpsphc_servo_default_cfg(struct gpsphc_servo_cfg *cfg);
+
+/**
+ * gpsphc_servo_init() - set a servo up: UNLOCKED, no history, counters 0
+ * @s: the servo.
+ * @cfg: settings, copied and sanitised (see gpsphc_servo_configure()).
+ */
+void gpsphc_servo_init(struct gpsphc_servo *s,
+		       const struct gpsphc_servo_cfg *cfg);
+
+/**
+ * gpsphc_servo_configure() - change the settings, keeping the state
+ * @s: the servo.
+ * @cfg: new settings, copied. Out-of-range values are clamped to the
+ *	nearest allowed one (documented with each field).
+ */
+void gpsphc_servo_configure(struct gpsphc_servo *s,
+			    const struct gpsphc_servo_cfg *cfg);
+
+/**
+ * gpsphc_servo_reset() - forget the labels: back to UNLOCKED
+ * @s: the servo.
+ *
+ * For when someone else moved the clock (settime, adjtime, adjfine): the
+ * tie between the count and the clock no longer holds. The edge history,
+ * the count, the frequency estimate and the counters are kept, so the
+ * next label sets the clock at once.
+ */
+void gpsphc_servo_reset(struct gpsphc_servo *s);
+
+/**
+ * gpsphc_servo_edge() - feed one input
+ * @s: the servo.
+ * @kind: a PPS edge or a sentence start.
+ * @raw_ns: when the input happened (the PPS edge's capture, the sentence
+ *	start byte's arrival), CLOCK_MONOTONIC_RAW ns. Inputs of each kind
+ *	must come in time order.
+ * @phc_ns: what the clock read at @raw_ns with the mapping in effect at
+ *	the time of the call (for a sentence start: at @raw_ns less the
+ *	receiver latency).
+ * @out: filled in; apply its @step_ns and @adj as the flags say.
+ *
+ * Counts the input as a second (or refuses it: a spurious PPS edge, a
+ * sentence start that is not the first of its burst or that a PPS makes
+ * useless), records it for labels, and once labelled runs the loop on it.
+ * Call it in time order with gpsphc_servo_label() and gpsphc_servo_tick().
+ */
+void gpsphc_servo_edge(struct gpsphc_servo *s, enum gpsphc_servo_input kind,
+		       u64 raw_ns, s64 phc_ns, struct gpsphc_servo_out *out);
+
+/**
+ * gpsphc_servo_label() - tell the servo which TAI second an input marks
+ * @s: the servo.
+ * @edge_raw_ns: the input, named by the @raw_ns it was fed with.
+ * @tai_sec: TAI seconds since 1970 at that input.
+ * @now_raw_ns: now, CLOCK_MONOTONIC_RAW ns.
+ * @now_phc_ns: what the clock reads at @now_raw_ns.
+ * @out: filled in; apply its @step_ns and @adj as the flags say.
+ *
+ * The first label (after init or reset) sets the clock: the step in @out
+ * makes it read the labelled second at the input, carried to now at the
+ * frequency estimated from the history, which @out's @adj applies. Later
+ * labels are checked against the count; see enum
+ * gpsphc_servo_label_result.
+ *
+ * Return: an enum gpsphc_servo_label_result.
+ */
+int gpsphc_servo_label(struct gpsphc_servo *s, u64 edge_raw_ns, u64 tai_sec,
+		       u64 now_raw_ns, s64 now_phc_ns,
+		       struct gpsphc_servo_out *out);
+
+/**
+ * gpsphc_servo_tick() - let time pass with no input
+ * @s: the servo.
+ * @now_raw_ns: now, CLOCK_MONOTONIC_RAW ns.
+ * @out: filled in; apply its @adj as the flags say.
+ *
+ * Enters HOLDOVER when no input was counted for holdover_timeout_ns; call
+ * it a few times a second (a timer or worker), so the proportional term of
+ * the last correction does not run on.
+ */
+void gpsphc_servo_tick(struct gpsphc_servo *s, u64 now_raw_ns,
+		       struct gpsphc_servo_out *out);
+
+#endif /* _GPSPHC_SERVO_H */

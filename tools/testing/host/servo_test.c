@@ -1,0 +1,715 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host tests for the gpsphc clock servo (kmod/servo.c). Simulated edge
+ * streams (edge_sim.c) feed it as the kernel would: the edge's raw time
+ * and what the clock read then, a label from "userspace" 300 ms after
+ * each edge, a tick 600 ms after each second; the test keeps its own model
+ * of the kernel's clock and applies every step and rate the servo asks
+ * for. The error checked is the clock at the true edge instant minus the
+ * TAI second it marks, which the servo never sees. Each bound says why.
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+
+#include "edge_sim.h"
+
+#define NS		1000000000LL
+#define RAW0		5000000000000ULL	/* about 83 min of uptime */
+#define TAI0		1750000037ULL
+#define LABEL_DELAY	300000000ULL
+#define TICK_DELAY	600000000ULL
+#define EDGE_DELAY	20000ULL		/* interrupt to the servo */
+#define MAX_EXTRA	8
+
+struct rig {
+	struct gpsphc_servo s;
+	struct gpsphc_servo_cfg cfg;
+	struct edge_sim sim;
+	struct phc_model phc;
+	struct gpsphc_servo_out out;	/* of the last edge */
+	struct gpsphc_servo_out lout;	/* of the last label */
+	struct edge_sim_edge e;
+	double err;		/* clock minus truth at the last true edge */
+	bool label;		/* label every edge */
+	s64 skew;		/* seconds added to the labels */
+	int lres;		/* last label result, 0: none */
+	u64 extra_k[MAX_EXTRA];	/* edges captured extra_ns late */
+	u64 extra_ns;
+	unsigned int n_extra;
+};
+
+static void rig_init(struct rig *r, double ppb, double jitter)
+{
+	struct edge_sim_cfg c = {
+		.freq_ppb = ppb, .jitter_ns = jitter, .seed = 42,
+		.raw0 = RAW0, .tai0 = TAI0,
+	};
+
+	memset(r, 0, sizeof(*r));
+	gpsphc_servo_default_cfg(&r->cfg);
+	gpsphc_servo_init(&r->s, &r->cfg);
+	edge_sim_init(&r->sim, &c);
+	phc_init(&r->phc, 0, 0, r->cfg.max_ppb);
+}
+
+static void rig_apply(struct rig *r, u64 now, const struct gpsphc_servo_out *o)
+{
+	phc_apply(&r->phc, now, o);
+}
+
+static double rig_err(struct rig *r, u64 raw, u64 tai)
+{
+	return (double)(phc_read(&r->phc, raw) - (s64)tai * NS);
+}
+
+/* One second: the edge (if present), its label, a tick */
+static void rig_second(struct rig *r)
+{
+	struct edge_sim_edge *e = &r->e;
+	struct gpsphc_servo_out o;
+	unsigned int i;
+
+	edge_sim_next(&r->sim, e);
+	for (i = 0; i < r->n_extra; i++)
+		if (r->extra_k[i] == e->k)
+			e->raw += r->extra_ns;
+	r->err = rig_err(r, e->raw_true, e->tai_sec);
+	r->lres = 0;
+	if (e->present) {
+		gpsphc_servo_edge(&r->s, GPSPHC_SERVO_INPUT_PPS, e->raw,
+				  phc_read(&r->phc, e->raw), &r->out);
+		rig_apply(r, e->raw + EDGE_DELAY, &r->out);
+		if (r->label) {
+			u64 now = e->raw + LABEL_DELAY;
+
+			r->lres = gpsphc_servo_label(&r->s, e->raw,
+						     e->tai_sec + r->skew, now,
+						     phc_read(&r->phc, now),
+						     &r->lout);
+			rig_apply(r, now, &r->lout);
+		}
+	}
+	gpsphc_servo_tick(&r->s, e->raw_true + TICK_DELAY, &o);
+	rig_apply(r, e->raw_true + TICK_DELAY, &o);
+}
+
+static void rig_run(struct rig *r, unsigned int n)
+{
+	while (n--)
+		rig_second(r);
+}
+
+/* The common start: 50 ppm, 1 us jitter, every edge labelled, @n seconds */
+static void rig_start(struct rig *r, unsigned int n)
+{
+	rig_init(r, 50000, 1000);
+	r->label = true;
+	rig_run(r, n);
+}
+
+/*
+ * 50 ppm, 1 us Gaussian jitter, labels from the very first edge (no
+ * history: the worst start). LOCKED within 10 edges (the issue's
+ * target). Then, over 1000 edges: |error| < 5 us (5 sigma of the jitter
+ * itself; the servo filters it, so this never comes near) and RMS error
+ * < 500 ns (the servo must at least halve the jitter; the benchmark
+ * measures about 210 ns).
+ */
+TEST(locks_at_50ppm)
+{
+	struct rig r;
+	double sum = 0, max = 0;
+	int i, locked_at = -1;
+
+	rig_init(&r, 50000, 1000);
+	r.label = true;
+	for (i = 0; i < 1020; i++) {
+		rig_second(&r);
+		if (locked_at < 0 && r.out.state == GPSPHC_SERVO_LOCKED)
+			locked_at = i;
+		if (i >= 20) {
+			sum += r.err * r.err;
+			if (fabs(r.err) > max)
+				max = fabs(r.err);
+		}
+	}
+	ASSERT_GE(locked_at, 0);
+	EXPECT_LE(locked_at, 10);
+	EXPECT_LT(max, 5000.0);
+	EXPECT_LT(sqrt(sum / 1000), 500.0);
+	EXPECT_EQ(r.s.state, GPSPHC_SERVO_LOCKED);
+	EXPECT_EQ(r.s.counters.steps, 1);
+	EXPECT_EQ(r.s.counters.outliers, 0);
+	EXPECT_EQ(r.s.counters.labels, 1020);
+	EXPECT_EQ(r.s.counters.disagreements, 0);
+	/* The rate it found: -50 ppm / (1 + 50 ppm), within 50 ppb */
+	EXPECT_LT(fabs(r.s.freq / 65536.0 + 50000 / 1.00005), 50.0);
+	/* RMS the servo reports: of measured offsets, i.e. about the jitter */
+	EXPECT_GT(r.out.rms_ns, 500);
+	EXPECT_LT(r.out.rms_ns, 2000);
+}
+
+/*
+ * With 32 edges of history before the first label, the first step is
+ * already right: |error| < 2 us (2 sigma of one edge's jitter; the
+ * history's median is far better) from the first edge after the label.
+ */
+TEST(history_makes_first_step_right)
+{
+	struct rig r;
+	int i;
+
+	rig_init(&r, 50000, 1000);
+	rig_run(&r, 32);
+	EXPECT_EQ(r.s.state, GPSPHC_SERVO_UNLOCKED);
+	EXPECT_EQ(r.s.counters.edges, 32);
+	r.label = true;
+	rig_second(&r);
+	EXPECT_EQ(r.lres, GPSPHC_SERVO_LABEL_SET);
+	EXPECT_TRUE(r.lout.flags & GPSPHC_SERVO_OUT_STEP);
+	for (i = 0; i < 100; i++) {
+		rig_second(&r);
+		EXPECT_LT(fabs(r.err), 2000.0);
+	}
+	EXPECT_EQ(r.s.state, GPSPHC_SERVO_LOCKED);
+}
+
+/*
+ * Pulses stop for 30 s: HOLDOVER by the second tick after the last edge
+ * (timeout 1.5 s), the rate kept (the integral term), and back to LOCKED
+ * with no step when they return; the 30 missing pulses counted, the
+ * count right. Bound: |error| < 10 us through the gap (the rate is known
+ * to ~50 ppb: 1.5 us in 30 s, plus the lock's own error).
+ */
+TEST(holdover_and_back)
+{
+	struct rig r;
+	u64 steps;
+	int i;
+
+	rig_start(&r, 100);
+	ASSERT_EQ(r.s.state, GPSPHC_SERVO_LOCKED);
+	steps = r.s.counters.steps;
+	edge_sim_drop(&r.sim, 100, 130);
+	rig_second(&r);		/* 100: tick 1.6 s after edge 99 */
+	EXPECT_EQ(r.s.state, GPSPHC_SERVO_HOLDOVER);
+	EXPECT_EQ(r.s.counters.holdovers, 1);
+	EXPECT_EQ(r.s.adj, r.s.freq);
+	for (i = 101; i < 130; i++) {
+		rig_second(&r);
+		EXPECT_EQ(r.s.state, GPSPHC_SERVO_HOLDOVER);
+		EXPECT_LT(fabs(r.err), 10000.0);
+	}
+	rig_second(&r);		/* 130: back */
+	EXPECT_EQ(r.out.state, GPSPHC_SERVO_LOCKED);
+	EXPECT_TRUE(r.out.flags & GPSPHC_SERVO_OUT_STATE);
+	EXPECT_EQ(r.out.tai_sec, r.e.tai_sec);
+	EXPECT_EQ(r.lres, GPSPHC_SERVO_LABEL_AGREE);
+	EXPECT_EQ(r.s.counters.missed, 30);
+	EXPECT_EQ(r.s.counters.steps, steps);
+	EXPECT_LT(fabs(r.err), 10000.0);
+	for (i = 0; i < 50; i++) {
+		rig_second(&r);
+		EXPECT_LT(fabs(r.err), 10000.0);
+	}
+}
+
+/*
+ * Back from a 300 s outage during which the host's rate moved by 100 ppm:
+ * the error (30 ms) is above the step threshold (20 ms), so one step,
+ * then LOCKED again; the count stays right (the error is far below half
+ * a second).
+ */
+TEST(holdover_large_error_steps)
+{
+	struct rig r;
+	u64 steps;
+	int i;
+
+	rig_start(&r, 100);
+	steps = r.s.counters.steps;
+	edge_sim_drop(&r.sim, 100, 400);
+	edge_sim_freq_step(&r.sim, 100, 100000);
+	rig_run(&r, 300);
+	EXPECT_EQ(r.s.state, GPSPHC_SERVO_HOLDOVER);
+	rig_second(&r);
+	EXPECT_GT(fabs(r.err), 20e6);
+	EXPECT_EQ(r.out.tai_sec, r.e.tai_sec);
+	EXPECT_TRUE(r.out.flags & GPSPHC_SERVO_OUT_STEP);
+	EXPECT_EQ(r.s.counters.steps, steps + 1);
+	EXPECT_EQ(r.out.state, GPSPHC_SERVO_LOCKING);
+	for (i = 0; i < 30; i++)
+		rig_second(&r);
+	EXPECT_EQ(r.s.state, GPSPHC_SERVO_LOCKED);
+	EXPECT_LT(fabs(r.err), 5000.0);
+	EXPECT_EQ(r.s.counters.missed, 300);
+}
+
+/*
+ * One missing pulse: counted as missed, the next edge numbered two
+ * seconds on, no 1 s error, no step. (The tick 1.6 s after the last edge
+ * enters HOLDOVER, the edge 0.4 s later resumes LOCKED.) Bound: |error|
+ * < 5 us, 5 sigma of the jitter, as when no pulse is missed.
+ */
+TEST(missed_pulse_keeps_count)
+{
+	struct rig r;
+	u64 steps;
+	int i;
+
+	rig_start(&r, 60);
+	steps = r.s.counters.steps;
+	edge_sim_drop(&r.sim, 60, 61);
+	rig_run(&r, 2);
+	EXPECT_EQ(r.s.counters.missed, 1);
+	EXPECT_EQ(r.out.tai_sec, r.e.tai_sec);
+	EXPECT_EQ(r.out.edge_num, 61);
+	EXPECT_EQ(r.lres, GPSPHC_SERVO_LABEL_AGREE);
+	EXPECT_EQ(r.s.state, GPSPHC_SERVO_LOCKED);
+	for (i = 0; i < 20; i++) {
+		rig_second(&r);
+		EXPECT_LT(fabs(r.err), 5000.0);
+	}
+	EXPECT_EQ(r.s.counters.steps, steps);
+	EXPECT_EQ(r.s.counters.holdovers, 1);
+	EXPECT_EQ(r.s.counters.disagreements, 0);
+}
+
+/* Labelling without every edge: the servo's own count carries on. */
+TEST(count_without_labels)
+{
+	struct rig r;
+	int i;
+
+	rig_init(&r, -30000, 1000);
+	r.label = true;
+	rig_second(&r);
+	r.label = false;
+	for (i = 0; i < 200; i++) {
+		rig_second(&r);
+		EXPECT_EQ(r.out.tai_sec, r.e.tai_sec);
+	}
+	EXPECT_LT(fabs(r.err), 5000.0);
+	EXPECT_EQ(r.s.counters.labels, 1);
+}
+
+/*
+ * A stray label one second off is counted and flagged, never moves the
+ * clock; labels off by 1, 2, 1 s (not agreeing with each other) never
+ * either; a real change (the same +1 s, confirm_n = 3 times in a row)
+ * steps the clock by exactly 1 s on the third.
+ */
+TEST(labels_need_confirmation)
+{
+	struct rig r;
+	u64 steps;
+	int i;
+
+	rig_start(&r, 60);
+	steps = r.s.counters.steps;
+
+	r.skew = 1;
+	rig_second(&r);
+	EXPECT_EQ(r.lres, GPSPHC_SERVO_LABEL_DISAGREE);
+	EXPECT_TRUE(r.lout.flags & GPSPHC_SERVO_OUT_DISAGREE);
+	EXPECT_FALSE(r.lout.flags & GPSPHC_SERVO_OUT_STEP);
+	r.skew = 0;
+	rig_second(&r);
+	EXPECT_EQ(r.lres, GPSPHC_SERVO_LABEL_AGREE);
+	EXPECT_LT(fabs(r.err), 5000.0);
+
+	r.skew = 1;
+	rig_second(&r);
+	r.skew = 2;
+	rig_second(&r);
+	r.skew = 1;
+	rig_second(&r);
+	EXPECT_EQ(r.lres, GPSPHC_SERVO_LABEL_DISAGREE);
+	EXPECT_EQ(r.s.counters.disagreements, 4);
+	EXPECT_EQ(r.s.counters.steps, steps);
+	r.skew = 0;
+	rig_second(&r);
+	EXPECT_LT(fabs(r.err), 5000.0);
+
+	r.skew = 1;
+	rig_second(&r);
+	EXPECT_EQ(r.lres, GPSPHC_SERVO_LABEL_DISAGREE);
+	rig_second(&r);
+	EXPECT_EQ(r.lres, GPSPHC_SERVO_LABEL_DISAGREE);
+	rig_second(&r);
+	EXPECT_EQ(r.lres, GPSPHC_SERVO_LABEL_APPLIED);
+	EXPECT_TRUE(r.lout.flags & GPSPHC_SERVO_OUT_STEP);
+	EXPECT_EQ(r.lout.step_ns, NS);
+	EXPECT_EQ(r.s.counters.steps, steps + 1);
+	EXPECT_EQ(r.s.counters.disagreements, 7);
+	EXPECT_EQ(r.s.state, GPSPHC_SERVO_LOCKED);
+	for (i = 0; i < 10; i++) {
+		rig_second(&r);
+		EXPECT_EQ(r.lres, GPSPHC_SERVO_LABEL_AGREE);
+		EXPECT_EQ(r.out.tai_sec, r.e.tai_sec + 1);
+		/* the clock now reads the labels' second: 1 s ahead */
+		EXPECT_LT(fabs(r.err - NS), 5000.0);
+	}
+}
+
+/* confirm_n = 1: the first disagreeing label moves the clock. */
+TEST(confirm_n_one)
+{
+	struct rig r;
+
+	rig_init(&r, 50000, 1000);
+	r.cfg.confirm_n = 1;
+	gpsphc_servo_configure(&r.s, &r.cfg);
+	r.label = true;
+	rig_run(&r, 30);
+	r.skew = -2;
+	rig_second(&r);
+	EXPECT_EQ(r.lres, GPSPHC_SERVO_LABEL_APPLIED);
+	EXPECT_EQ(r.lout.step_ns, -2 * NS);
+}
+
+/*
+ * 50 us latency spikes on a locked clock: each rejected (the counter
+ * moves by one per spike) and the clock disturbed by less than 2 us (at
+ * most 2 sigma of the jitter; a 50 us spike taken in at the slowest gear
+ * alone would move it by kp / 16 * 50 us = 2.2 us, at the fastest 35 us).
+ */
+TEST(spikes_rejected)
+{
+	struct rig r;
+	double max = 0;
+	int i;
+
+	rig_init(&r, 50000, 1000);
+	r.label = true;
+	r.extra_ns = 50000;
+	r.extra_k[r.n_extra++] = 150;
+	r.extra_k[r.n_extra++] = 300;
+	r.extra_k[r.n_extra++] = 301;
+	r.extra_k[r.n_extra++] = 450;
+	rig_run(&r, 100);
+	ASSERT_EQ(r.s.state, GPSPHC_SERVO_LOCKED);
+	for (i = 100; i < 500; i++) {
+		rig_second(&r);
+		if (r.e.k == 150)
+			EXPECT_TRUE(r.out.flags & GPSPHC_SERVO_OUT_OUTLIER);
+		if (fabs(r.err) > max)
+			max = fabs(r.err);
+	}
+	EXPECT_EQ(r.s.counters.outliers, 4);
+	EXPECT_EQ(r.s.counters.relocks, 0);
+	EXPECT_LT(max, 2000.0);
+	EXPECT_EQ(r.s.state, GPSPHC_SERVO_LOCKED);
+}
+
+/*
+ * Rejection is never forever: the PPS phase moves by 200 us for good.
+ * outlier_max (3) edges are rejected, the 4th relocks (LOCKING, no step:
+ * 200 us is below the step threshold) and the clock follows: |error|
+ * relative to the new phase < 5 us (5 sigma of the jitter) 40 edges
+ * later.
+ */
+TEST(outliers_relock)
+{
+	struct rig r;
+	int i;
+
+	rig_start(&r, 100);
+	ASSERT_EQ(r.s.state, GPSPHC_SERVO_LOCKED);
+	r.sim.cfg.latency_ns = 200000;
+	for (i = 0; i < 3; i++) {
+		rig_second(&r);
+		EXPECT_TRUE(r.out.flags & GPSPHC_SERVO_OUT_OUTLIER);
+	}
+	rig_second(&r);
+	EXPECT_FALSE(r.out.flags & GPSPHC_SERVO_OUT_OUTLIER);
+	EXPECT_EQ(r.s.counters.relocks, 1);
+	EXPECT_FALSE(r.out.flags & GPSPHC_SERVO_OUT_STEP);
+	for (i = 0; i < 40; i++)
+		rig_second(&r);
+	EXPECT_EQ(r.s.state, GPSPHC_SERVO_LOCKED);
+	/* edges captured 200 us late: the clock follows them, 200 us behind */
+	EXPECT_LT(fabs(r.err + 200000), 5000.0);
+}
+
+/*
+ * Saturation: the host runs 700 ppm fast, beyond max_ppb (500 ppm). No
+ * rate asked for ever exceeds max_ppb, the loop sits at -max_ppb, and as
+ * the error grows past the step threshold the clock is stepped.
+ */
+TEST(saturates_at_max_ppb)
+{
+	struct rig r;
+	const s64 max = 500000LL * 65536;
+	int i;
+
+	rig_init(&r, 700000, 1000);
+	r.label = true;
+	for (i = 0; i < 300; i++) {
+		rig_second(&r);
+		EXPECT_LE(llabs(r.out.adj), max);
+		EXPECT_LE(llabs(r.lout.adj), max);
+		EXPECT_LE(llabs(r.s.freq), max);
+		if (i)
+			EXPECT_EQ(r.out.tai_sec, r.e.tai_sec);
+	}
+	EXPECT_EQ(r.s.freq, -max);
+	EXPECT_GT(r.s.counters.steps, 2);
+	EXPECT_NE(r.s.state, GPSPHC_SERVO_LOCKED);
+}
+
+/* A smaller max_ppb (10 ppm) than the error (50 ppm): same, at -10 ppm */
+TEST(saturates_at_configured_max)
+{
+	struct rig r;
+	int i;
+
+	rig_init(&r, 50000, 1000);
+	r.cfg.max_ppb = 10000;
+	gpsphc_servo_configure(&r.s, &r.cfg);
+	r.label = true;
+	for (i = 0; i < 100; i++) {
+		rig_second(&r);
+		EXPECT_LE(llabs(r.out.adj), 10000LL * 65536);
+	}
+	EXPECT_EQ(r.s.adj, -10000LL * 65536);
+}
+
+/* A glitch on DCD 300 ms after an edge: ignored, counted, count intact */
+TEST(spurious_edge)
+{
+	struct rig r;
+	struct gpsphc_servo_out o;
+	int i;
+
+	rig_start(&r, 50);
+	gpsphc_servo_edge(&r.s, GPSPHC_SERVO_INPUT_PPS, r.e.raw + 300000000,
+			  phc_read(&r.phc, r.e.raw + 300000000), &o);
+	EXPECT_FALSE(o.flags & (GPSPHC_SERVO_OUT_USED | GPSPHC_SERVO_OUT_ADJ |
+				GPSPHC_SERVO_OUT_STEP));
+	EXPECT_EQ(o.counters.spurious, 1);
+	EXPECT_EQ(gpsphc_servo_label(&r.s, r.e.raw + 300000000, r.e.tai_sec,
+				     r.e.raw + 400000000, 0, &o),
+		  GPSPHC_SERVO_LABEL_UNCOUNTED);
+	for (i = 0; i < 10; i++) {
+		rig_second(&r);
+		EXPECT_EQ(r.out.tai_sec, r.e.tai_sec);
+		EXPECT_EQ(r.lres, GPSPHC_SERVO_LABEL_AGREE);
+		EXPECT_LT(fabs(r.err), 5000.0);
+	}
+	EXPECT_EQ(r.s.counters.missed, 0);
+}
+
+/* Labels refused, with the reason; nothing moves */
+TEST(label_refusals)
+{
+	struct gpsphc_servo_out o;
+	struct rig r;
+	u64 first;
+
+	rig_init(&r, 50000, 1000);
+	rig_run(&r, 1);
+	first = r.e.raw;
+	rig_run(&r, 40);
+	/* the first edge fell out of the 32-edge history */
+	EXPECT_EQ(gpsphc_servo_label(&r.s, first, TAI0, r.e.raw + 1, 0, &o),
+		  GPSPHC_SERVO_LABEL_UNKNOWN);
+	EXPECT_EQ(gpsphc_servo_label(&r.s, r.e.raw - 1, r.e.tai_sec,
+				     r.e.raw + 1, 0, &o),
+		  GPSPHC_SERVO_LABEL_UNKNOWN);
+	EXPECT_EQ(gpsphc_servo_label(&r.s, r.e.raw + NS, r.e.tai_sec,
+				     r.e.raw + 2 * NS, 0, &o),
+		  GPSPHC_SERVO_LABEL_FUTURE);
+	/* now before the edge */
+	EXPECT_EQ(gpsphc_servo_label(&r.s, r.e.raw, r.e.tai_sec,
+				     r.e.raw - 1, 0, &o),
+		  GPSPHC_SERVO_LABEL_FUTURE);
+	EXPECT_EQ(gpsphc_servo_label(&r.s, r.e.raw, 10, r.e.raw + 1, 0, &o),
+		  GPSPHC_SERVO_LABEL_RANGE);
+	EXPECT_EQ(gpsphc_servo_label(&r.s, r.e.raw, 9223372036ULL,
+				     r.e.raw + 1, 0, &o),
+		  GPSPHC_SERVO_LABEL_RANGE);
+	EXPECT_EQ(gpsphc_servo_label(&r.s, r.e.raw, ~0ULL, r.e.raw + 1, 0, &o),
+		  GPSPHC_SERVO_LABEL_RANGE);
+	EXPECT_EQ(o.flags & ~GPSPHC_SERVO_OUT_COARSE, 0);
+	EXPECT_EQ(r.s.counters.labels_refused, 7);
+	EXPECT_EQ(r.s.counters.labels, 0);
+	EXPECT_EQ(r.s.state, GPSPHC_SERVO_UNLOCKED);
+}
+
+/*
+ * A label for an edge 5 s old (userspace was slow) sets the clock just
+ * as well: the step is carried to now at the estimated rate.
+ */
+TEST(late_first_label)
+{
+	struct gpsphc_servo_out o;
+	struct rig r;
+	u64 raw, tai, now;
+	int i;
+
+	rig_init(&r, 50000, 1000);
+	rig_run(&r, 20);
+	raw = r.e.raw;
+	tai = r.e.tai_sec;
+	rig_run(&r, 5);
+	now = r.e.raw + LABEL_DELAY;
+	EXPECT_EQ(gpsphc_servo_label(&r.s, raw, tai, now,
+				     phc_read(&r.phc, now), &o),
+		  GPSPHC_SERVO_LABEL_SET);
+	rig_apply(&r, now, &o);
+	for (i = 0; i < 20; i++) {
+		rig_second(&r);
+		EXPECT_EQ(r.out.tai_sec, r.e.tai_sec);
+		EXPECT_LT(fabs(r.err), 3000.0);
+	}
+}
+
+/* Someone else moved the clock: reset, and the next label steps at once */
+TEST(reset_and_relabel)
+{
+	struct rig r;
+
+	rig_start(&r, 40);
+	phc_step(&r.phc, r.e.raw + 500000000, 12345678);
+	gpsphc_servo_reset(&r.s);
+	EXPECT_EQ(r.s.state, GPSPHC_SERVO_UNLOCKED);
+	rig_second(&r);
+	EXPECT_EQ(r.lres, GPSPHC_SERVO_LABEL_SET);
+	rig_second(&r);
+	EXPECT_LT(fabs(r.err), 3000.0);
+	EXPECT_EQ(r.s.counters.edges, 42);
+}
+
+/*
+ * Coarse mode: no PPS; each second a burst of 5 sentences, the first
+ * starting 120 ms after the second with 2 ms of jitter (rx_latency_ns
+ * says 120 ms). Only the first sentence of each burst counts; the status
+ * says coarse; LOCKED within 20 bursts, then |error| < 10 ms (5 sigma of
+ * the input's jitter) and the RMS below 2 ms.
+ */
+TEST(coarse_mode_locks)
+{
+	struct gpsphc_servo_out o;
+	struct rig r;
+	double sum = 0;
+	int i, j, locked_at = -1;
+
+	rig_init(&r, 50000, 2000000);
+	r.sim.cfg.latency_ns = 120000000;
+	r.cfg.rx_latency_ns = 120000000;
+	gpsphc_servo_configure(&r.s, &r.cfg);
+	for (i = 0; i < 300; i++) {
+		u64 lab_now;
+
+		edge_sim_next(&r.sim, &r.e);
+		r.err = rig_err(&r, r.e.raw_true, r.e.tai_sec);
+		for (j = 0; j < 5; j++) {
+			u64 raw = r.e.raw + j * 30000000ULL;
+
+			gpsphc_servo_edge(&r.s, GPSPHC_SERVO_INPUT_SENTENCE, raw,
+					  phc_read(&r.phc, raw - 120000000), &o);
+			rig_apply(&r, raw + EDGE_DELAY, &o);
+			EXPECT_TRUE(o.flags & GPSPHC_SERVO_OUT_COARSE);
+			EXPECT_EQ(!!(o.flags & GPSPHC_SERVO_OUT_USED), j == 0);
+			if (!j)
+				r.out = o;
+		}
+		lab_now = r.e.raw + LABEL_DELAY;
+		gpsphc_servo_label(&r.s, r.e.raw, r.e.tai_sec, lab_now,
+				   phc_read(&r.phc, lab_now), &o);
+		rig_apply(&r, lab_now, &o);
+		gpsphc_servo_tick(&r.s, r.e.raw_true + TICK_DELAY, &o);
+		rig_apply(&r, r.e.raw_true + TICK_DELAY, &o);
+		if (locked_at < 0 && r.out.state == GPSPHC_SERVO_LOCKED)
+			locked_at = i;
+		if (i >= 50) {
+			EXPECT_LT(fabs(r.err), 10e6);
+			sum += r.err * r.err;
+		}
+	}
+	ASSERT_GE(locked_at, 0);
+	EXPECT_LE(locked_at, 20);
+	EXPECT_LT(sqrt(sum / 250), 2e6);
+	EXPECT_EQ(r.s.counters.ignored, 4 * 300);
+	EXPECT_EQ(r.s.counters.edges, 300);
+	EXPECT_TRUE(r.s.coarse);
+}
+
+/* With PPS present, sentence starts are ignored and change nothing. */
+TEST(sentences_ignored_with_pps)
+{
+	struct gpsphc_servo_out o;
+	struct rig r;
+	int i;
+
+	rig_init(&r, 50000, 1000);
+	r.label = true;
+	for (i = 0; i < 60; i++) {
+		rig_second(&r);
+		gpsphc_servo_edge(&r.s, GPSPHC_SERVO_INPUT_SENTENCE,
+				  r.e.raw + 150000000,
+				  phc_read(&r.phc, r.e.raw + 150000000), &o);
+		EXPECT_EQ(o.flags & (GPSPHC_SERVO_OUT_USED | GPSPHC_SERVO_OUT_ADJ |
+				     GPSPHC_SERVO_OUT_STEP |
+				     GPSPHC_SERVO_OUT_COARSE), 0);
+	}
+	EXPECT_EQ(r.s.counters.ignored, 60);
+	EXPECT_LT(fabs(r.err), 2000.0);
+}
+
+/*
+ * Any input at all: extreme and random raw times, clock readings and
+ * labels never push a rate beyond max_ppb or the state out of its enum.
+ * (Built with -fsanitize=undefined this also shows no overflow.)
+ */
+TEST(extreme_inputs)
+{
+	static const u64 raws[] = { 0, 1, 999999999, 1000000000, 1ULL << 62,
+				    ~0ULL >> 1, ~0ULL - 1, ~0ULL };
+	static const s64 phcs[] = { 0, -1, 1, (s64)(~0ULL >> 1),
+				    -(s64)(~0ULL >> 1) - 1, 1LL << 62 };
+	const s64 max = 500000LL * 65536;
+	struct gpsphc_servo_out o;
+	struct gpsphc_servo_cfg cfg;
+	struct gpsphc_servo s;
+	u64 rng = 7;
+	int i;
+
+	gpsphc_servo_default_cfg(&cfg);
+	gpsphc_servo_init(&s, &cfg);
+	for (i = 0; i < 200000; i++) {
+		double u = edge_sim_uniform(&rng);
+		u64 raw = raws[(int)(u * 8)];
+		s64 phc = phcs[(int)(edge_sim_uniform(&rng) * 6)];
+		u64 tai = raws[(int)(edge_sim_uniform(&rng) * 8)] >> (i % 40);
+
+		if (i % 3)
+			raw = (u64)(edge_sim_uniform(&rng) * 1e12) * (1 + i % 5);
+		if (i % 7 == 0)
+			gpsphc_servo_tick(&s, raw, &o);
+		else if (i % 5 == 0)
+			gpsphc_servo_label(&s, s.hist_len ? s.hist[i % s.hist_len].key : raw,
+					   tai, raw + (u64)(i % 11) * NS, phc, &o);
+		else
+			gpsphc_servo_edge(&s, i % 13 ? GPSPHC_SERVO_INPUT_PPS :
+					  GPSPHC_SERVO_INPUT_SENTENCE, raw, phc, &o);
+		if (o.flags & GPSPHC_SERVO_OUT_ADJ)
+			ASSERT_LE(llabs(o.adj), max);
+		ASSERT_GE(o.state, GPSPHC_SERVO_UNLOCKED);
+		ASSERT_LE(o.state, GPSPHC_SERVO_HOLDOVER);
+		if (i % 50000 == 0) {
+			cfg.max_ppb = i ? ~0U : 0;
+			cfg.pps.kp = ~0U;
+			cfg.pps.ki = ~0U;
+			gpsphc_servo_configure(&s, &cfg);
+		}
+	}
+}
+
+TEST_HARNESS_MAIN
