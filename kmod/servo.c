@@ -301,6 +301,7 @@ static void sv_out_end(const struct gpsphc_servo *s,
 	if (out->state != s->state)
 		out->flags |= GPSPHC_SERVO_OUT_STATE;
 	out->state = s->state;
+	out->offset_ns = s->offset_ns;
 	if (s->coarse)
 		out->flags |= GPSPHC_SERVO_OUT_COARSE;
 	out->rms_ns = s->rms_ns;
@@ -687,7 +688,6 @@ void gpsphc_servo_edge(struct gpsphc_servo *s, enum gpsphc_servo_input kind,
 	off = sv_sat_sub(phc_ns, sv_tai_ns(tai));
 	s->offset_ns = sv_clamp(off, SV_REPORT_LIMIT);
 	out->tai_sec = tai;
-	out->offset_ns = s->offset_ns;
 	out->flags |= GPSPHC_SERVO_OUT_LABELLED;
 
 	if (s->state != GPSPHC_SERVO_HOLDOVER &&
@@ -722,6 +722,7 @@ void gpsphc_servo_reset(struct gpsphc_servo *s)
 	s->pending_n = 0;
 	s->rejects = 0;
 	s->lock_run = 0;
+	s->offset_ns = 0;
 	sv_rms_clear(s);
 }
 

@@ -200,17 +200,22 @@ struct gpsphc_servo_counters {
  * @step_ns: with %GPSPHC_SERVO_OUT_STEP: add this to the clock now (after
  *	moving its base to now), before applying @adj. 0 otherwise.
  * @state: the state after the call.
- * @offset_ns: clock minus truth at the input, when it was labelled
- *	(%GPSPHC_SERVO_OUT_LABELLED), measured before any correction this
- *	call asks for; else 0. Saturated to +-2^62.
- * @rms_ns: RMS of the accepted offsets since the last step or relock, over
- *	the last %GPSPHC_SERVO_RMS_EDGES of them.
+ * @offset_ns: clock minus truth at the last labelled input (this call's
+ *	with %GPSPHC_SERVO_OUT_LABELLED), measured before any correction
+ *	asked for then; 0 before the first label and after a reset.
+ *	Saturated to +-2^62.
+ * @rms_ns: RMS of the accepted offsets since the last step, over the
+ *	last %GPSPHC_SERVO_RMS_EDGES of them.
  * @tai_sec: the TAI second the input marks, by the servo's count.
  * @edge_num: the servo's number for the input (seconds since the first
  *	input, counting missed ones), with %GPSPHC_SERVO_OUT_USED.
  * @holdover_ns: raw ns since the last counted input, while in HOLDOVER;
  *	else 0.
  * @counters: a copy of the servo's counters after the call.
+ *
+ * Every call fills @state, @offset_ns, @rms_ns and @counters, so the last
+ * output of any call is a status; @holdover_ns comes from
+ * gpsphc_servo_tick() only.
  */
 struct gpsphc_servo_out {
 	u32 flags;

@@ -641,6 +641,65 @@ TEST(coarse_mode_locks)
 	EXPECT_TRUE(r.s.coarse);
 }
 
+/*
+ * PPS lost for good: HOLDOVER first (the PPS-trained rate beats
+ * millisecond inputs), sentence starts take over after coarse_after_ns
+ * (set to 20 s here); when the PPS comes back the servo leaves coarse
+ * mode and locks to it again. Bounds: |error| < 10 ms in coarse mode (5
+ * sigma of its 2 ms input jitter), < 5 us once back on PPS.
+ */
+TEST(coarse_takes_over_and_hands_back)
+{
+	struct gpsphc_servo_out o;
+	struct rig r;
+	int i;
+
+	rig_init(&r, 50000, 1000);
+	r.cfg.coarse_after_ns = 20 * NS;
+	r.cfg.rx_latency_ns = 152000000;
+	gpsphc_servo_configure(&r.s, &r.cfg);
+	r.label = true;
+	for (i = 0; i < 160; i++) {
+		bool pps = i < 60 || i >= 120;
+
+		if (i == 60)
+			edge_sim_drop(&r.sim, 60, 120);
+		rig_second(&r);
+		/* a sentence 150 ms after the second, 2 ms jitter */
+		{
+			u64 raw = r.e.raw_true + 150000000 +
+				  (u64)(1e6 * (2 + edge_sim_gauss(&r.sim.rng)));
+
+			gpsphc_servo_edge(&r.s, GPSPHC_SERVO_INPUT_SENTENCE, raw,
+					  phc_read(&r.phc, raw - 152000000), &o);
+			rig_apply(&r, raw + EDGE_DELAY, &o);
+			if (!pps && (o.flags & GPSPHC_SERVO_OUT_USED)) {
+				u64 now = raw + LABEL_DELAY;
+
+				gpsphc_servo_label(&r.s, raw, r.e.tai_sec, now,
+						   phc_read(&r.phc, now), &o);
+				rig_apply(&r, now, &o);
+			}
+		}
+		if (i == 70)
+			EXPECT_EQ(r.s.state, GPSPHC_SERVO_HOLDOVER);
+		if (i == 70)
+			EXPECT_FALSE(r.s.coarse);
+		if (i >= 85 && i < 120) {
+			EXPECT_TRUE(r.s.coarse);
+			EXPECT_LT(fabs(r.err), 10e6);
+		}
+		if (i >= 150) {
+			EXPECT_FALSE(r.s.coarse);
+			EXPECT_EQ(r.s.state, GPSPHC_SERVO_LOCKED);
+			EXPECT_LT(fabs(r.err), 5000.0);
+		}
+		if (pps && (r.out.flags & GPSPHC_SERVO_OUT_LABELLED))
+			EXPECT_EQ(r.out.tai_sec, r.e.tai_sec);
+	}
+	EXPECT_EQ(r.s.counters.disagreements, 0);
+}
+
 /* With PPS present, sentence starts are ignored and change nothing. */
 TEST(sentences_ignored_with_pps)
 {
