@@ -179,6 +179,11 @@ struct gpsphc_dev *gpsphc_dev_attach(struct tty_struct *tty)
 	if (ret)
 		goto out_del_dev;
 
+	gpsphc_servo_glue_init(gdev);
+	ret = gpsphc_phc_register(gdev);
+	if (ret)
+		goto out_unregister_pps;
+
 	spin_lock_irqsave(&gpsphc_devs_lock, flags);
 	list_add_tail(&gdev->node, &gpsphc_devs);
 	spin_unlock_irqrestore(&gpsphc_devs_lock, flags);
@@ -187,6 +192,8 @@ struct gpsphc_dev *gpsphc_dev_attach(struct tty_struct *tty)
 
 	return gdev;
 
+out_unregister_pps:
+	gpsphc_pps_unregister(gdev);
 out_del_dev:
 	device_del(&gdev->dev);
 out_erase_id:
@@ -202,8 +209,8 @@ out_put_dev:
  * @tty: the tty the discipline is being detached from
  *
  * Teardown runs in the reverse order of attach: first nothing can feed the
- * device any more (DCD lookup, then the notification worker), then what
- * it feeds goes away. The structure itself lives on until the last
+ * device any more (DCD lookup, the clock and its worker, the notification
+ * worker), then what it feeds goes away. The structure itself lives on until the last
  * reference (an open sysfs file) is dropped.
  */
 void gpsphc_dev_detach(struct tty_struct *tty)
@@ -225,6 +232,8 @@ void gpsphc_dev_detach(struct tty_struct *tty)
 	gpsphc_devs_generation++;
 	mutex_unlock(&gpsphc_devs_mutex);
 
+	/* The clock's aux worker may still queue notifications: it goes first. */
+	gpsphc_phc_unregister(gdev);
 	cancel_work_sync(&gdev->ntf_work);
 	gpsphc_pps_unregister(gdev);
 	device_unregister(&gdev->dev);

@@ -8,16 +8,54 @@
 #include <linux/device.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/ptp_clock_kernel.h>
 #include <linux/spinlock.h>
 #include <linux/timekeeping.h>
 #include <linux/tty.h>
 #include <linux/workqueue.h>
 
 #include "framer.h"
+#include "servo.h"
 #include "uapi/linux/gpsphc.h"
 
 struct pps_device;
 struct sk_buff;
+struct netlink_ext_ack;
+struct nlattr;
+
+/**
+ * struct gpsphc_servo_status - what the servo shows (sysfs, netlink)
+ * @state: enum gpsphc_servo_state
+ * @offset_ns: clock minus label at the last on-time edge
+ * @rms_ns: RMS of @offset_ns over the last 64 edges
+ * @freq_ppb: frequency correction in effect
+ * @tai_utc: TAI - UTC now
+ * @leap: enum gpsphc_leap, pending
+ * @leap_utc: POSIX seconds of the midnight ending the leap day, or 0
+ * @holdover_s: seconds since the last edge while in holdover, else 0
+ * @coarse: sentence starts stand in for PPS edges
+ * @labels: labels accepted
+ * @labels_refused: labels refused
+ * @disagreements: labels that disagreed with the count
+ * @steps: times the servo stepped the clock
+ * @outliers: edges rejected as latency outliers
+ */
+struct gpsphc_servo_status {
+	u32 state;
+	s64 offset_ns;
+	u64 rms_ns;
+	s64 freq_ppb;
+	u32 tai_utc;
+	u32 leap;
+	u64 leap_utc;
+	u64 holdover_s;
+	bool coarse;
+	u64 labels;
+	u64 labels_refused;
+	u64 disagreements;
+	u64 steps;
+	u64 outliers;
+};
 
 /**
  * struct gpsphc_pps_event - one DCD edge, captured in the interrupt
@@ -68,6 +106,31 @@ struct gpsphc_pps_event {
  *		tty layer runs one at a time per tty
  * @rx_real_offset_ns: CLOCK_REALTIME minus CLOCK_MONOTONIC_RAW of the
  *		chunk being framed
+ * @ptp_info:	the PTP clock's operations and capabilities
+ * @ptp:	the PTP clock (/dev/ptpN)
+ * @ptp_id:	N of /dev/ptpN, kept for readers racing with detach
+ * @phc_lock:	protects the clock's time base, scale, leap second, the
+ *		servo and its settings down to @servo; the DCD interrupt
+ *		takes it
+ * @phc_base_raw: CLOCK_MONOTONIC_RAW ns of the time base
+ * @phc_base_ns: the clock's TAI ns at @phc_base_raw
+ * @phc_adj:	rate correction, 2^-16 ppb
+ * @user_scaled_ppm: the frequency a user last set with adjfine
+ * @extts_on:	on-time edges are reported as EXTTS events
+ * @scale:	enum gpsphc_scale the clock reads in
+ * @tai_utc:	TAI - UTC, seconds
+ * @leap:	enum gpsphc_leap, pending
+ * @leap_utc:	POSIX seconds of the midnight ending the leap day
+ * @step_ns:	offsets above this are stepped, not slewed
+ * @confirm_n:	labels needed to move the kernel's count
+ * @rx_latency_ns: coarse mode: receiver's second to first sentence start
+ * @servo:	the servo's state (servo.h)
+ * @servo_out:	what the servo said last (state, offset, RMS, holdover)
+ * @servo_notify: a state notification waits for the worker
+ * @label_seq:	sequence numbers of the recent on-time edges, a ring
+ * @label_raw:	their CLOCK_MONOTONIC_RAW timestamps
+ * @label_edges: on-time edges recorded in the ring, ever
+ * @labels_unmatched: labels naming no recent on-time edge
  * @rx_consumed: stream position: bytes of the flip buffer consumed
  * @rx_framed:	stream position: bytes of the flip buffer framed
  * @rx_lookahead_end: stream position after the last lookahead chunk
@@ -96,6 +159,30 @@ struct gpsphc_dev {
 
 	struct mutex ntf_lock;	/* notifications leave in order */
 	struct work_struct ntf_work;
+
+	struct ptp_clock_info ptp_info;
+	struct ptp_clock *ptp;
+	u32 ptp_id;
+	spinlock_t phc_lock;	/* the DCD interrupt takes it */
+	u64 phc_base_raw;
+	s64 phc_base_ns;
+	s64 phc_adj;
+	long user_scaled_ppm;
+	bool extts_on;
+	u32 scale;
+	u32 tai_utc;
+	u32 leap;
+	u64 leap_utc;
+	u64 step_ns;
+	u32 confirm_n;
+	u64 rx_latency_ns;
+	struct gpsphc_servo servo;
+	struct gpsphc_servo_out servo_out;
+	bool servo_notify;
+	u32 label_seq[GPSPHC_LABEL_HISTORY];
+	u64 label_raw[GPSPHC_LABEL_HISTORY];
+	u32 label_edges;
+	u64 labels_unmatched;
 
 	struct gpsphc_framer framer;
 	s64 rx_real_offset_ns;
@@ -131,6 +218,30 @@ void gpsphc_pps_flush_locked(struct gpsphc_dev *gdev);
 void gpsphc_pps_set_edge(struct gpsphc_dev *gdev, enum gpsphc_edge edge);
 u32 gpsphc_pps_index(const struct gpsphc_dev *gdev);
 
+/* phc.c */
+int gpsphc_phc_register(struct gpsphc_dev *gdev);
+void gpsphc_phc_unregister(struct gpsphc_dev *gdev);
+s64 gpsphc_phc_tai_locked(const struct gpsphc_dev *gdev, u64 raw);
+s64 gpsphc_phc_read_locked(const struct gpsphc_dev *gdev, u64 raw);
+void gpsphc_phc_set_adj_locked(struct gpsphc_dev *gdev, u64 raw, s64 adj);
+void gpsphc_phc_step_locked(struct gpsphc_dev *gdev, u64 raw, s64 delta_ns);
+void gpsphc_phc_leap_done_locked(struct gpsphc_dev *gdev, s64 tai);
+void gpsphc_phc_extts_locked(struct gpsphc_dev *gdev, u64 raw);
+
+/* servo_glue.c */
+void gpsphc_servo_glue_init(struct gpsphc_dev *gdev);
+void gpsphc_servo_glue_edge(struct gpsphc_dev *gdev, u64 raw, u32 seq);
+void gpsphc_servo_glue_tick(struct gpsphc_dev *gdev);
+void gpsphc_servo_glue_reset_locked(struct gpsphc_dev *gdev);
+int gpsphc_servo_glue_label(struct gpsphc_dev *gdev, u32 seq, u64 tai_sec,
+			    u32 tai_utc, u32 leap, u64 leap_utc,
+			    struct netlink_ext_ack *extack);
+void gpsphc_servo_glue_status(struct gpsphc_dev *gdev,
+			      struct gpsphc_servo_status *st);
+void gpsphc_servo_glue_settings(struct gpsphc_dev *gdev, struct nlattr **attrs);
+void gpsphc_servo_glue_set_u64(struct gpsphc_dev *gdev, int attr, u64 v);
+bool gpsphc_servo_glue_take_notify(struct gpsphc_dev *gdev);
+
 /* rx.c */
 void gpsphc_rx_init(struct gpsphc_dev *gdev);
 void gpsphc_rx_chunk(struct gpsphc_dev *gdev, const u8 *cp, const u8 *fp,
@@ -152,5 +263,7 @@ void gpsphc_notify_pps(struct gpsphc_dev *gdev,
 void gpsphc_notify_sentence(struct gpsphc_dev *gdev,
 			    const struct gpsphc_sentence *s);
 int gpsphc_fill_dev(struct sk_buff *skb, struct gpsphc_dev *gdev);
+void gpsphc_notify_state(struct gpsphc_dev *gdev);
+void gpsphc_notify_label(struct gpsphc_dev *gdev, u32 seq, u64 tai_sec);
 
 #endif /* _GPSPHC_H */

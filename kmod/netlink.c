@@ -22,10 +22,41 @@ static const struct nla_policy gpsphc_dev_get_policy[GPSPHC_A_DEV_TTY + 1] = {
 	[GPSPHC_A_DEV_TTY]	= { .type = NLA_NUL_STRING, .len = 63 },
 };
 
-static const struct nla_policy gpsphc_dev_set_policy[GPSPHC_A_DEV_EDGE + 1] = {
+/* Not const: 6.1's NLA_POLICY_FULL_RANGE() takes a non-const pointer. */
+static struct netlink_range_validation gpsphc_step_range = {
+	.min = 1000,
+	.max = NSEC_PER_SEC,
+};
+
+static struct netlink_range_validation gpsphc_latency_range = {
+	.max = 999 * NSEC_PER_MSEC,
+};
+
+static const struct nla_policy gpsphc_dev_set_policy[GPSPHC_A_DEV_MAX + 1] = {
 	[GPSPHC_A_DEV_ID]	= { .type = NLA_U32 },
 	[GPSPHC_A_DEV_EDGE]	= NLA_POLICY_RANGE(NLA_U32, GPSPHC_EDGE_RISING,
 						   GPSPHC_EDGE_MAX),
+	[GPSPHC_A_DEV_SCALE]	= NLA_POLICY_RANGE(NLA_U32, GPSPHC_SCALE_TAI,
+						   GPSPHC_SCALE_MAX),
+	[GPSPHC_A_DEV_STEP_NS]	= NLA_POLICY_FULL_RANGE(NLA_U64,
+							&gpsphc_step_range),
+	[GPSPHC_A_DEV_CONFIRM_N] = NLA_POLICY_RANGE(NLA_U32, 1, 60),
+	[GPSPHC_A_DEV_RX_LATENCY_NS] = NLA_POLICY_FULL_RANGE(NLA_U64,
+							     &gpsphc_latency_range),
+};
+
+static const struct nla_policy gpsphc_time_policy[GPSPHC_A_TIME_MAX + 1] = {
+	[GPSPHC_A_TIME_EDGE_SEQ]	= { .type = NLA_U32 },
+	[GPSPHC_A_TIME_TAI_SEC]		= { .type = NLA_U64 },
+	[GPSPHC_A_TIME_TAI_UTC]		= NLA_POLICY_RANGE(NLA_U32, 10, 1000),
+	[GPSPHC_A_TIME_LEAP]		= NLA_POLICY_RANGE(NLA_U32, GPSPHC_LEAP_NONE,
+							   GPSPHC_LEAP_MAX),
+	[GPSPHC_A_TIME_LEAP_UTC]	= { .type = NLA_U64 },
+};
+
+static const struct nla_policy gpsphc_time_set_policy[GPSPHC_A_DEV_MAX + 1] = {
+	[GPSPHC_A_DEV_ID]	= { .type = NLA_U32 },
+	[GPSPHC_A_DEV_TIME]	= NLA_POLICY_NESTED(gpsphc_time_policy),
 };
 
 static struct genl_family gpsphc_genl_family;
@@ -51,6 +82,46 @@ out_cancel:
 	return -EMSGSIZE;
 }
 
+static int gpsphc_put_servo(struct sk_buff *skb, struct gpsphc_dev *gdev)
+{
+	struct gpsphc_servo_status st;
+	struct nlattr *nest;
+
+	gpsphc_servo_glue_status(gdev, &st);
+	nest = nla_nest_start(skb, GPSPHC_A_DEV_SERVO);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, GPSPHC_A_SERVO_STATE, st.state) ||
+	    nla_put_s64(skb, GPSPHC_A_SERVO_OFFSET_NS, st.offset_ns,
+			GPSPHC_A_SERVO_PAD) ||
+	    nla_put_u64_64bit(skb, GPSPHC_A_SERVO_RMS_NS, st.rms_ns,
+			      GPSPHC_A_SERVO_PAD) ||
+	    nla_put_s64(skb, GPSPHC_A_SERVO_FREQ_PPB, st.freq_ppb,
+			GPSPHC_A_SERVO_PAD) ||
+	    nla_put_u32(skb, GPSPHC_A_SERVO_TAI_UTC, st.tai_utc) ||
+	    nla_put_u32(skb, GPSPHC_A_SERVO_LEAP, st.leap) ||
+	    nla_put_u64_64bit(skb, GPSPHC_A_SERVO_LEAP_UTC, st.leap_utc,
+			      GPSPHC_A_SERVO_PAD) ||
+	    nla_put_u64_64bit(skb, GPSPHC_A_SERVO_HOLDOVER_S, st.holdover_s,
+			      GPSPHC_A_SERVO_PAD) ||
+	    (st.coarse && nla_put_flag(skb, GPSPHC_A_SERVO_COARSE)) ||
+	    nla_put_u64_64bit(skb, GPSPHC_A_SERVO_LABELS, st.labels,
+			      GPSPHC_A_SERVO_PAD) ||
+	    nla_put_u64_64bit(skb, GPSPHC_A_SERVO_LABELS_REFUSED,
+			      st.labels_refused, GPSPHC_A_SERVO_PAD) ||
+	    nla_put_u64_64bit(skb, GPSPHC_A_SERVO_DISAGREEMENTS,
+			      st.disagreements, GPSPHC_A_SERVO_PAD) ||
+	    nla_put_u64_64bit(skb, GPSPHC_A_SERVO_STEPS, st.steps,
+			      GPSPHC_A_SERVO_PAD) ||
+	    nla_put_u64_64bit(skb, GPSPHC_A_SERVO_OUTLIERS, st.outliers,
+			      GPSPHC_A_SERVO_PAD)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
 /**
  * gpsphc_fill_dev() - describe a device in a netlink message
  * @skb: the message, its genetlink header already in place
@@ -63,7 +134,15 @@ int gpsphc_fill_dev(struct sk_buff *skb, struct gpsphc_dev *gdev)
 	if (nla_put_u32(skb, GPSPHC_A_DEV_ID, gdev->id) ||
 	    nla_put_string(skb, GPSPHC_A_DEV_TTY, gdev->tty_name) ||
 	    nla_put_u32(skb, GPSPHC_A_DEV_PPS_INDEX, gpsphc_pps_index(gdev)) ||
-	    nla_put_u32(skb, GPSPHC_A_DEV_EDGE, READ_ONCE(gdev->edge)))
+	    nla_put_u32(skb, GPSPHC_A_DEV_EDGE, READ_ONCE(gdev->edge)) ||
+	    nla_put_u32(skb, GPSPHC_A_DEV_PTP_INDEX, gdev->ptp_id) ||
+	    nla_put_u32(skb, GPSPHC_A_DEV_SCALE, READ_ONCE(gdev->scale)) ||
+	    nla_put_u64_64bit(skb, GPSPHC_A_DEV_STEP_NS, READ_ONCE(gdev->step_ns),
+			      GPSPHC_A_DEV_PAD) ||
+	    nla_put_u32(skb, GPSPHC_A_DEV_CONFIRM_N, READ_ONCE(gdev->confirm_n)) ||
+	    nla_put_u64_64bit(skb, GPSPHC_A_DEV_RX_LATENCY_NS,
+			      READ_ONCE(gdev->rx_latency_ns), GPSPHC_A_DEV_PAD) ||
+	    gpsphc_put_servo(skb, gdev))
 		return -EMSGSIZE;
 	return gpsphc_put_stats(skb, gdev);
 }
@@ -197,8 +276,72 @@ static int gpsphc_nl_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
 	if (info->attrs[GPSPHC_A_DEV_EDGE])
 		gpsphc_pps_set_edge(gdev,
 				    nla_get_u32(info->attrs[GPSPHC_A_DEV_EDGE]));
+	gpsphc_servo_glue_settings(gdev, info->attrs);
 	mutex_unlock(&gpsphc_devs_mutex);
 	return 0;
+}
+
+static int gpsphc_nl_time_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[GPSPHC_A_TIME_MAX + 1];
+	struct netlink_ext_ack *extack = info->extack;
+	struct gpsphc_dev *gdev;
+	u32 leap = GPSPHC_LEAP_NONE;
+	u64 leap_utc = 0;
+	int ret;
+
+	/* A label moves the clock: the same right as settimeofday. */
+	if (!netlink_capable(skb, CAP_SYS_TIME)) {
+		NL_SET_ERR_MSG(extack, "labelling the clock needs CAP_SYS_TIME");
+		return -EPERM;
+	}
+	if (GENL_REQ_ATTR_CHECK(info, GPSPHC_A_DEV_ID) ||
+	    GENL_REQ_ATTR_CHECK(info, GPSPHC_A_DEV_TIME)) {
+		NL_SET_ERR_MSG(extack,
+			       "time-set needs GPSPHC_A_DEV_ID and GPSPHC_A_DEV_TIME");
+		return -EINVAL;
+	}
+	ret = nla_parse_nested(tb, GPSPHC_A_TIME_MAX, info->attrs[GPSPHC_A_DEV_TIME],
+			       gpsphc_time_policy, extack);
+	if (ret)
+		return ret;
+	if (NL_REQ_ATTR_CHECK(extack, info->attrs[GPSPHC_A_DEV_TIME], tb,
+			      GPSPHC_A_TIME_EDGE_SEQ) ||
+	    NL_REQ_ATTR_CHECK(extack, info->attrs[GPSPHC_A_DEV_TIME], tb,
+			      GPSPHC_A_TIME_TAI_SEC) ||
+	    NL_REQ_ATTR_CHECK(extack, info->attrs[GPSPHC_A_DEV_TIME], tb,
+			      GPSPHC_A_TIME_TAI_UTC)) {
+		NL_SET_ERR_MSG(extack,
+			       "a label needs the edge, its TAI second and TAI - UTC");
+		return -EINVAL;
+	}
+	if (tb[GPSPHC_A_TIME_LEAP])
+		leap = nla_get_u32(tb[GPSPHC_A_TIME_LEAP]);
+	if (tb[GPSPHC_A_TIME_LEAP_UTC])
+		leap_utc = nla_get_u64(tb[GPSPHC_A_TIME_LEAP_UTC]);
+	if (leap != GPSPHC_LEAP_NONE && !leap_utc) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[GPSPHC_A_TIME_LEAP],
+				    "a leap second needs GPSPHC_A_TIME_LEAP_UTC, the midnight ending its day");
+		return -EINVAL;
+	}
+	if (leap_utc % 86400) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[GPSPHC_A_TIME_LEAP_UTC],
+				    "GPSPHC_A_TIME_LEAP_UTC must be a UTC midnight (a multiple of 86400)");
+		return -EINVAL;
+	}
+
+	mutex_lock(&gpsphc_devs_mutex);
+	gdev = gpsphc_find_dev(info);
+	if (IS_ERR(gdev))
+		ret = PTR_ERR(gdev);
+	else
+		ret = gpsphc_servo_glue_label(gdev,
+					      nla_get_u32(tb[GPSPHC_A_TIME_EDGE_SEQ]),
+					      nla_get_u64(tb[GPSPHC_A_TIME_TAI_SEC]),
+					      nla_get_u32(tb[GPSPHC_A_TIME_TAI_UTC]),
+					      leap, leap_utc, extack);
+	mutex_unlock(&gpsphc_devs_mutex);
+	return ret;
 }
 
 static const struct genl_ops gpsphc_genl_ops[] = {
@@ -214,6 +357,12 @@ static const struct genl_ops gpsphc_genl_ops[] = {
 		.doit = gpsphc_nl_dev_set_doit,
 		.policy = gpsphc_dev_set_policy,
 		.maxattr = ARRAY_SIZE(gpsphc_dev_set_policy) - 1,
+	},
+	{
+		.cmd = GPSPHC_CMD_TIME_SET,
+		.doit = gpsphc_nl_time_set_doit,
+		.policy = gpsphc_time_set_policy,
+		.maxattr = ARRAY_SIZE(gpsphc_time_set_policy) - 1,
 	},
 };
 
@@ -329,6 +478,60 @@ void gpsphc_notify_sentence(struct gpsphc_dev *gdev,
 		return;
 	}
 	nla_nest_end(msg, nest);
+	gpsphc_ntf_send(msg, hdr);
+}
+
+/**
+ * gpsphc_notify_state() - multicast the servo's status after a change
+ * @gdev: the device
+ *
+ * Context: process.
+ */
+void gpsphc_notify_state(struct gpsphc_dev *gdev)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = gpsphc_ntf_new(gdev, GPSPHC_CMD_STATE_NTF, &hdr);
+	if (!msg)
+		return;
+	if (gpsphc_put_servo(msg, gdev)) {
+		nlmsg_free(msg);
+		return;
+	}
+	gpsphc_ntf_send(msg, hdr);
+}
+
+/**
+ * gpsphc_notify_label() - multicast a label that disagreed with the count
+ * @gdev: the device
+ * @seq: the labelled edge
+ * @tai_sec: the TAI second the label gave it
+ *
+ * Context: process.
+ */
+void gpsphc_notify_label(struct gpsphc_dev *gdev, u32 seq, u64 tai_sec)
+{
+	struct nlattr *nest;
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = gpsphc_ntf_new(gdev, GPSPHC_CMD_LABEL_NTF, &hdr);
+	if (!msg)
+		return;
+	nest = nla_nest_start(msg, GPSPHC_A_DEV_TIME);
+	if (!nest ||
+	    nla_put_u32(msg, GPSPHC_A_TIME_EDGE_SEQ, seq) ||
+	    nla_put_u64_64bit(msg, GPSPHC_A_TIME_TAI_SEC, tai_sec,
+			      GPSPHC_A_TIME_PAD)) {
+		nlmsg_free(msg);
+		return;
+	}
+	nla_nest_end(msg, nest);
+	if (gpsphc_put_servo(msg, gdev)) {
+		nlmsg_free(msg);
+		return;
+	}
 	gpsphc_ntf_send(msg, hdr);
 }
 

@@ -20,6 +20,8 @@ static void gpsphc_pps_work(struct work_struct *work)
 
 	mutex_lock(&gdev->ntf_lock);
 	gpsphc_pps_flush_locked(gdev);
+	if (gpsphc_servo_glue_take_notify(gdev))
+		gpsphc_notify_state(gdev);
 	mutex_unlock(&gdev->ntf_lock);
 }
 
@@ -131,6 +133,7 @@ void gpsphc_pps_capture(struct gpsphc_dev *gdev,
 	struct pps_event_time ts = { .ts_real = ktime_to_timespec64(snap->real) };
 	unsigned long flags;
 	bool assert, notify;
+	u32 seq;
 
 #ifdef CONFIG_NTP_PPS
 	ts.ts_raw = ktime_to_timespec64(snap->raw);
@@ -151,11 +154,13 @@ void gpsphc_pps_capture(struct gpsphc_dev *gdev,
 	/* Waking the worker is most of this path's cost: only for listeners. */
 	notify = gpsphc_notify_wanted() &&
 		 gpsphc_pps_queue(gdev, snap, active, assert);
-	gdev->pps_seq++;
+	seq = gdev->pps_seq++;
 	spin_unlock_irqrestore(&gdev->pps_lock, flags);
 
 	pps_event(gdev->pps, &ts, assert ? PPS_CAPTUREASSERT : PPS_CAPTURECLEAR,
 		  NULL);
+	if (assert)
+		gpsphc_servo_glue_edge(gdev, ktime_to_ns(snap->raw), seq);
 	if (notify)
 		schedule_work(&gdev->ntf_work);
 }

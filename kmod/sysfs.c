@@ -97,11 +97,231 @@ static ssize_t available_edges_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(available_edges);
 
+static ssize_t ptp_device_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "ptp%u\n", to_gpsphc_dev(dev)->ptp_id);
+}
+static DEVICE_ATTR_RO(ptp_device);
+
+static const char * const gpsphc_scale_names[] = {
+	[GPSPHC_SCALE_TAI] = "tai",
+	[GPSPHC_SCALE_UTC] = "utc",
+};
+
+static const char * const gpsphc_leap_names[] = {
+	[GPSPHC_LEAP_NONE] = "none",
+	[GPSPHC_LEAP_INSERT] = "insert",
+	[GPSPHC_LEAP_DELETE] = "delete",
+};
+
+static const char * const gpsphc_state_names[] = {
+	[GPSPHC_SERVO_UNLOCKED] = "unlocked",
+	[GPSPHC_SERVO_LOCKING] = "locking",
+	[GPSPHC_SERVO_LOCKED] = "locked",
+	[GPSPHC_SERVO_HOLDOVER] = "holdover",
+};
+
+static ssize_t scale_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  gpsphc_scale_names[READ_ONCE(to_gpsphc_dev(dev)->scale)]);
+}
+
+static ssize_t scale_store(struct device *dev, struct device_attribute *attr,
+			   const char *buf, size_t count)
+{
+	int scale;
+
+	for (scale = GPSPHC_SCALE_TAI; scale <= GPSPHC_SCALE_MAX; scale++) {
+		if (sysfs_streq(buf, gpsphc_scale_names[scale])) {
+			gpsphc_servo_glue_set_u64(to_gpsphc_dev(dev),
+						  GPSPHC_A_DEV_SCALE, scale);
+			return count;
+		}
+	}
+	return -EINVAL;
+}
+static DEVICE_ATTR_RW(scale);
+
+static ssize_t available_scales_show(struct device *dev,
+				     struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s %s\n", gpsphc_scale_names[GPSPHC_SCALE_TAI],
+			  gpsphc_scale_names[GPSPHC_SCALE_UTC]);
+}
+static DEVICE_ATTR_RO(available_scales);
+
+/* Settings that are a number in a range, as dev-set's policy has it. */
+static ssize_t gpsphc_setting_store(struct device *dev, const char *buf,
+				    size_t count, int attr, u64 min, u64 max)
+{
+	u64 v;
+	int ret;
+
+	ret = kstrtou64(buf, 0, &v);
+	if (ret)
+		return ret;
+	if (v < min || v > max)
+		return -ERANGE;
+	gpsphc_servo_glue_set_u64(to_gpsphc_dev(dev), attr, v);
+	return count;
+}
+
+static ssize_t step_ns_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", READ_ONCE(to_gpsphc_dev(dev)->step_ns));
+}
+
+static ssize_t step_ns_store(struct device *dev, struct device_attribute *attr,
+			     const char *buf, size_t count)
+{
+	return gpsphc_setting_store(dev, buf, count, GPSPHC_A_DEV_STEP_NS, 1000,
+				    NSEC_PER_SEC);
+}
+static DEVICE_ATTR_RW(step_ns);
+
+static ssize_t confirm_n_show(struct device *dev, struct device_attribute *attr,
+			      char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(to_gpsphc_dev(dev)->confirm_n));
+}
+
+static ssize_t confirm_n_store(struct device *dev, struct device_attribute *attr,
+			       const char *buf, size_t count)
+{
+	return gpsphc_setting_store(dev, buf, count, GPSPHC_A_DEV_CONFIRM_N, 1, 60);
+}
+static DEVICE_ATTR_RW(confirm_n);
+
+static ssize_t rx_latency_ns_show(struct device *dev,
+				  struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n",
+			  READ_ONCE(to_gpsphc_dev(dev)->rx_latency_ns));
+}
+
+static ssize_t rx_latency_ns_store(struct device *dev,
+				   struct device_attribute *attr,
+				   const char *buf, size_t count)
+{
+	return gpsphc_setting_store(dev, buf, count, GPSPHC_A_DEV_RX_LATENCY_NS,
+				    0, 999 * NSEC_PER_MSEC);
+}
+static DEVICE_ATTR_RW(rx_latency_ns);
+
+/*
+ * Servo status: one value per file, each read through one snapshot of
+ * the servo, picked by the file's field.
+ */
+enum gpsphc_servo_field {
+	GPSPHC_SF_STATE,
+	GPSPHC_SF_OFFSET,
+	GPSPHC_SF_RMS,
+	GPSPHC_SF_FREQ,
+	GPSPHC_SF_TAI_UTC,
+	GPSPHC_SF_LEAP,
+	GPSPHC_SF_LEAP_UTC,
+	GPSPHC_SF_HOLDOVER,
+	GPSPHC_SF_COARSE,
+	GPSPHC_SF_LABELS,
+	GPSPHC_SF_LABELS_REFUSED,
+	GPSPHC_SF_DISAGREEMENTS,
+	GPSPHC_SF_STEPS,
+	GPSPHC_SF_OUTLIERS,
+};
+
+struct gpsphc_servo_attr {
+	struct device_attribute attr;
+	enum gpsphc_servo_field field;
+};
+
+static ssize_t gpsphc_servo_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	enum gpsphc_servo_field field =
+		container_of(attr, struct gpsphc_servo_attr, attr)->field;
+	struct gpsphc_servo_status st;
+
+	gpsphc_servo_glue_status(to_gpsphc_dev(dev), &st);
+	switch (field) {
+	case GPSPHC_SF_STATE:
+		return sysfs_emit(buf, "%s\n", gpsphc_state_names[st.state]);
+	case GPSPHC_SF_OFFSET:
+		return sysfs_emit(buf, "%lld\n", st.offset_ns);
+	case GPSPHC_SF_RMS:
+		return sysfs_emit(buf, "%llu\n", st.rms_ns);
+	case GPSPHC_SF_FREQ:
+		return sysfs_emit(buf, "%lld\n", st.freq_ppb);
+	case GPSPHC_SF_TAI_UTC:
+		return sysfs_emit(buf, "%u\n", st.tai_utc);
+	case GPSPHC_SF_LEAP:
+		return sysfs_emit(buf, "%s\n", gpsphc_leap_names[st.leap]);
+	case GPSPHC_SF_LEAP_UTC:
+		return sysfs_emit(buf, "%llu\n", st.leap_utc);
+	case GPSPHC_SF_HOLDOVER:
+		return sysfs_emit(buf, "%llu\n", st.holdover_s);
+	case GPSPHC_SF_COARSE:
+		return sysfs_emit(buf, "%d\n", st.coarse);
+	case GPSPHC_SF_LABELS:
+		return sysfs_emit(buf, "%llu\n", st.labels);
+	case GPSPHC_SF_LABELS_REFUSED:
+		return sysfs_emit(buf, "%llu\n", st.labels_refused);
+	case GPSPHC_SF_DISAGREEMENTS:
+		return sysfs_emit(buf, "%llu\n", st.disagreements);
+	case GPSPHC_SF_STEPS:
+		return sysfs_emit(buf, "%llu\n", st.steps);
+	case GPSPHC_SF_OUTLIERS:
+		return sysfs_emit(buf, "%llu\n", st.outliers);
+	}
+	return -EINVAL;
+}
+
+#define GPSPHC_SERVO_ATTR(_var, _name, _field)				\
+	static struct gpsphc_servo_attr _var = {			\
+		.attr = __ATTR(_name, 0444, gpsphc_servo_show, NULL),	\
+		.field = _field,					\
+	}
+
+GPSPHC_SERVO_ATTR(gpsphc_sa_state, servo_state, GPSPHC_SF_STATE);
+GPSPHC_SERVO_ATTR(gpsphc_sa_offset, offset_ns, GPSPHC_SF_OFFSET);
+GPSPHC_SERVO_ATTR(gpsphc_sa_rms, rms_ns, GPSPHC_SF_RMS);
+GPSPHC_SERVO_ATTR(gpsphc_sa_freq, freq_ppb, GPSPHC_SF_FREQ);
+GPSPHC_SERVO_ATTR(gpsphc_sa_tai_utc, tai_utc, GPSPHC_SF_TAI_UTC);
+GPSPHC_SERVO_ATTR(gpsphc_sa_leap, leap, GPSPHC_SF_LEAP);
+GPSPHC_SERVO_ATTR(gpsphc_sa_leap_utc, leap_utc, GPSPHC_SF_LEAP_UTC);
+GPSPHC_SERVO_ATTR(gpsphc_sa_holdover, holdover_s, GPSPHC_SF_HOLDOVER);
+GPSPHC_SERVO_ATTR(gpsphc_sa_coarse, coarse, GPSPHC_SF_COARSE);
+GPSPHC_SERVO_ATTR(gpsphc_sa_labels, labels, GPSPHC_SF_LABELS);
+GPSPHC_SERVO_ATTR(gpsphc_sa_labels_refused, labels_refused,
+		  GPSPHC_SF_LABELS_REFUSED);
+GPSPHC_SERVO_ATTR(gpsphc_sa_disagreements, disagreements,
+		  GPSPHC_SF_DISAGREEMENTS);
+GPSPHC_SERVO_ATTR(gpsphc_sa_steps, steps, GPSPHC_SF_STEPS);
+GPSPHC_SERVO_ATTR(gpsphc_sa_outliers, outliers, GPSPHC_SF_OUTLIERS);
+
 static struct attribute *gpsphc_dev_attrs[] = {
 	&dev_attr_tty.attr,
 	&dev_attr_pps_device.attr,
 	&dev_attr_edge.attr,
 	&dev_attr_available_edges.attr,
+	&dev_attr_ptp_device.attr,
+	&dev_attr_scale.attr,
+	&dev_attr_available_scales.attr,
+	&dev_attr_step_ns.attr,
+	&dev_attr_confirm_n.attr,
+	&dev_attr_rx_latency_ns.attr,
+	&gpsphc_sa_state.attr.attr,
+	&gpsphc_sa_offset.attr.attr,
+	&gpsphc_sa_rms.attr.attr,
+	&gpsphc_sa_freq.attr.attr,
+	&gpsphc_sa_tai_utc.attr.attr,
+	&gpsphc_sa_leap.attr.attr,
+	&gpsphc_sa_leap_utc.attr.attr,
+	&gpsphc_sa_holdover.attr.attr,
+	&gpsphc_sa_coarse.attr.attr,
 	NULL,
 };
 
@@ -148,6 +368,11 @@ GPSPHC_STAT_ATTR(pps_missed, GPSPHC_A_STATS_PPS_MISSED);
 GPSPHC_STAT_ATTR(events_dropped, GPSPHC_A_STATS_EVENTS_DROPPED);
 
 static struct attribute *gpsphc_stat_attrs[] = {
+	&gpsphc_sa_labels.attr.attr,
+	&gpsphc_sa_labels_refused.attr.attr,
+	&gpsphc_sa_disagreements.attr.attr,
+	&gpsphc_sa_steps.attr.attr,
+	&gpsphc_sa_outliers.attr.attr,
 	&gpsphc_stat_sentences.attr.attr,
 	&gpsphc_stat_csum_ok.attr.attr,
 	&gpsphc_stat_csum_missing.attr.attr,

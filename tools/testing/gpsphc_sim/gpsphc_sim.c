@@ -683,6 +683,32 @@ static void gsim_pulse_plan(struct gsim_pulse *p)
 	}
 }
 
+/*
+ * Pulses are planned on CLOCK_MONOTONIC_RAW, so that steering the system
+ * clock (phc2sys, NTP) never changes the simulated receiver's rate. The
+ * hrtimer (CLOCK_MONOTONIC) fires GSIM_PULSE_LEAD_NS early and the
+ * callback waits for the exact raw instant: hrtimer latency under TCG is
+ * hundreds of microseconds, a real receiver's PPS is not that noisy.
+ */
+#define GSIM_PULSE_LEAD_NS	(2 * NSEC_PER_MSEC)
+/* Never spin longer than this, whatever the clocks did. */
+#define GSIM_PULSE_SPIN_MAX_NS	(10 * NSEC_PER_MSEC)
+
+static ktime_t gsim_pulse_timer_at(s64 raw_target)
+{
+	return ns_to_ktime(raw_target + (s64)(ktime_get_ns() - ktime_get_raw_ns()) -
+			   GSIM_PULSE_LEAD_NS);
+}
+
+static void gsim_pulse_wait_until(s64 raw_target)
+{
+	u64 start = ktime_get_raw_ns();
+
+	while ((s64)(ktime_get_raw_ns() - raw_target) < 0 &&
+	       ktime_get_raw_ns() - start < GSIM_PULSE_SPIN_MAX_NS)
+		cpu_relax();
+}
+
 /* Hard interrupt context, like a UART modem status interrupt. */
 static enum hrtimer_restart gsim_pulse_fire(struct hrtimer *timer)
 {
@@ -699,18 +725,20 @@ static enum hrtimer_restart gsim_pulse_fire(struct hrtimer *timer)
 	}
 
 	if (!p->high) {
+		gsim_pulse_wait_until(p->fire_ns);
 		gsim_dcd_edge(sp, true, p->k, p->rise_ns);
 		p->high = true;
 		p->fall_ns = p->rise_ns + (s64)p->width_ms * NSEC_PER_MSEC;
 		next = p->fall_ns;
 	} else {
+		gsim_pulse_wait_until(p->fall_ns);
 		gsim_dcd_edge(sp, false, p->k, p->fall_ns);
 		p->high = false;
 		p->k++;
 		gsim_pulse_plan(p);
 		next = p->fire_ns;
 	}
-	hrtimer_set_expires(timer, ns_to_ktime(next));
+	hrtimer_set_expires(timer, gsim_pulse_timer_at(next));
 	uart_port_unlock_irqrestore(&sp->port, flags);
 
 	return HRTIMER_RESTART;
@@ -745,8 +773,8 @@ static void gsim_pulse_start(struct gsim_port *sp)
 	s64 fire;
 
 	uart_port_lock_irqsave(&sp->port, &flags);
-	now = ktime_get_ns();
-	/* t0: the next whole second at least one second from now */
+	now = ktime_get_raw_ns();
+	/* t0: the next whole raw second at least one second from now */
 	p->base_ns = div64_u64(now + 2 * NSEC_PER_SEC - 1, NSEC_PER_SEC) *
 		     NSEC_PER_SEC;
 	p->base_k = 0;
@@ -758,7 +786,7 @@ static void gsim_pulse_start(struct gsim_port *sp)
 	fire = p->fire_ns;
 	uart_port_unlock_irqrestore(&sp->port, flags);
 
-	hrtimer_start(&p->timer, ns_to_ktime(fire), HRTIMER_MODE_ABS);
+	hrtimer_start(&p->timer, gsim_pulse_timer_at(fire), HRTIMER_MODE_ABS);
 }
 
 static int gsim_pulse_enable_show(struct gsim_port *sp, char *buf,
