@@ -253,7 +253,8 @@ void gpsphc_servo_default_cfg(struct gpsphc_servo_cfg *cfg)
 		.max_ppb = 500000,
 		.outlier_max = 3,
 		.confirm_n = 3,
-		.holdover_timeout_ns = 1500000000,
+		/* One missed pulse is not a lost PPS: wait past the second. */
+		.holdover_timeout_ns = 2500000000ULL,
 		.rx_latency_ns = 0,
 		.sentence_gap_ns = 200000000,
 		.coarse_after_ns = 600000000000ULL,

@@ -364,7 +364,7 @@ struct gpsphc_servo {
  * about 30 s), outliers beyond 8 x RMS and 5 us, lock within 10 us.
  * Coarse: the same gears, outliers beyond 8 x RMS and 20 ms, lock within
  * 20 ms. Step threshold 20 ms, 500 ppm, 3 outliers before a relock, 3
- * confirmations, holdover after 1.5 s, no receiver latency, sentence gap
+ * confirmations, holdover after 2.5 s, no receiver latency, sentence gap
  * 200 ms, coarse inputs after 600 s without PPS.
  */
 void gpsphc_servo_default_cfg(struct gpsphc_servo_cfg *cfg);
