@@ -1,13 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# The demo inside the VM: a simulated receiver on the fake UART sends an
-# RMC sentence after each DCD pulse; gpsphcd attaches the discipline,
-# prints every kernel event (--dump-events) and the label it resolves for
-# each edge; the NMEA stream stays readable through the tty.
+# The demo inside the VM: a simulated receiver on the fake UART pulses DCD
+# once a second (its clock 50 ppm slow, 1 us jitter) and sends an RMC
+# sentence 150 ms after each pulse. gpsphcd attaches the gpsphc line
+# discipline, labels each edge with its TAI second, and the kernel's servo
+# disciplines /dev/ptpN to the pulses; phc2sys then steers the system
+# clock from it. The NMEA stream stays readable through the tty.
 set -u
 tty=/dev/ttyGPSSIM0
 ctl=/sys/kernel/debug/gpsphc_sim/ttyGPSSIM0
+dev=/sys/class/gpsphc/gpsphc0
 
 step() { echo; echo "### $*"; }
 
@@ -23,50 +26,83 @@ nmea() {
 		}'
 }
 
+rising_edges() { awk '$2 >= 0 && $3 == 1' "$ctl/edges" | wc -l; }
+
+# receiver SECONDS: after each pulse, the RMC sentence for its second.
+receiver() {
+	end=$(($(cut -d. -f1 /proc/uptime) + $1))
+	seen=$(rising_edges)
+	while [ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ]; do
+		n=$(rising_edges)
+		if [ "$n" -gt "$seen" ]; then
+			seen=$n
+			t=$(date -u +%H%M%S) d=$(date -u +%d%m%y)
+			sleep 0.15
+			nmea "GPRMC,$t.00,A,4807.038,N,01131.000,E,0.0,0.0,$d,,,A" >"$ctl/rx"
+		fi
+		sleep 0.05
+	done
+}
+
+status() {
+	for f in servo_state offset_ns rms_ns freq_ppb tai_utc; do
+		printf '%s=%s ' "$f" "$(cat $dev/$f)"
+	done
+	echo
+}
+
 step "modules loaded"
 grep -E '^(gpsphc|gpsphc_sim) ' /proc/modules | cut -d' ' -f1-3
 
 # Like a real 8250: DCD interrupts only while the modem status interrupt
 # is enabled (gpsphcd keeps it enabled by waiting in TIOCMIWAIT).
 echo 1 >"$ctl/msr_gate"
+echo 50000 >"$ctl/pulse_ppb"
+echo 1000 >"$ctl/pulse_jitter_ns"
+echo 1 >"$ctl/pulse_enable"
 
-step "gpsphcd --baud 9600 --edge rising --dump-events $tty"
-gpsphcd --baud 9600 --edge rising --dump-events --state /tmp/state $tty \
-	>/tmp/gpsphcd.out 2>/tmp/gpsphcd.err &
+step "gpsphcd --baud 9600 $tty (one line per labelled edge: <raw ns> <TAI s> <UTC> <TAI-UTC>)"
+gpsphcd --baud 9600 --state /tmp/state $tty >/tmp/labels.out 2>/tmp/gpsphcd.err &
 daemon=$!
 sleep 1
 cat /tmp/gpsphcd.err
-for d in /sys/class/gpsphc/*; do
-	echo "$d: tty=$(cat "$d/tty") pps=$(cat "$d/pps_device") edge=$(cat "$d/edge")"
-done
+echo "$dev: tty=$(cat $dev/tty) pps=$(cat $dev/pps_device) ptp=$(cat $dev/ptp_device) scale=$(cat $dev/scale)"
+ptp=/dev/$(cat $dev/ptp_device)
 
-step "the receiver pulses DCD and sends RMC; cat reads the tty at the same time"
+step "the receiver runs for 20 s; any program can still read the tty"
 cat $tty >/tmp/nmea.out &
 reader=$!
-for n in 1 2 3 4 5; do
-	echo 1 >"$ctl/dcd"
-	t=$(date -u +%H%M%S) d=$(date -u +%d%m%y)
-	# A receiver starts its sentence some 100 ms after the pulse; the
-	# kernel back-dates the start byte by the sentence's time on the wire.
-	sleep 0.15
-	nmea "GPRMC,$t.00,A,4807.038,N,01131.000,E,0.0,0.0,$d,,,A" >"$ctl/rx"
-	echo 0 >"$ctl/dcd"
-	sleep 0.8
+i=0
+while [ $i -lt 4 ]; do
+	receiver 5
+	status
+	i=$((i + 1))
 done
-sleep 0.5
 kill $reader
 
-step "events, and the label of each edge (<raw ns> <TAI s> <UTC> <TAI-UTC>), printed by gpsphcd"
-cat /tmp/gpsphcd.out
-step "the same NMEA read through $tty by cat"
-cat /tmp/nmea.out
-step "statistics"
-for f in sentences csum_ok pps_edges pps_missed; do
-	echo "$f: $(cat /sys/class/gpsphc/gpsphc0/statistics/$f)"
-done
+step "labels printed by gpsphcd (first and last 3)"
+head -n 3 /tmp/labels.out
+echo ...
+tail -n 3 /tmp/labels.out
+step "the same NMEA read through $tty by cat (last 2 lines)"
+tail -n 2 /tmp/nmea.out
+
+step "gpsphcd --status"
+gpsphcd --status
+
+step "phc_ctl $ptp get (TAI), next to the system clock (UTC)"
+phc_ctl "$ptp" get
+date -u '+system clock: %Y-%m-%d %H:%M:%S UTC'
+
+step "phc2sys -s $ptp -c CLOCK_REALTIME -O -37: the system clock follows the PHC"
+receiver 8 &
+feeder=$!
+timeout 8 phc2sys -s "$ptp" -c CLOCK_REALTIME -O -37 -m -q 2>&1 | tail -n 6
+wait $feeder
 
 step "stop gpsphcd: it detaches"
 kill $daemon
 wait $daemon 2>/dev/null
-cat /tmp/gpsphcd.err | tail -n 3
+echo 0 >"$ctl/pulse_enable"
+tail -n 3 /tmp/gpsphcd.err
 echo "/sys/class/gpsphc now holds $(ls /sys/class/gpsphc | wc -l) devices"
