@@ -66,6 +66,21 @@ static ssize_t pps_device_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(pps_device);
 
+/*
+ * Index of @buf among @names[1..@max] (the uAPI enums start at 1), or
+ * -EINVAL. Not sysfs_match_string(): it stops at the unused entry 0.
+ */
+static int gpsphc_match_name(const char * const *names, int max,
+			     const char *buf)
+{
+	int i;
+
+	for (i = 1; i <= max; i++)
+		if (sysfs_streq(buf, names[i]))
+			return i;
+	return -EINVAL;
+}
+
 static ssize_t edge_show(struct device *dev, struct device_attribute *attr,
 			 char *buf)
 {
@@ -76,16 +91,12 @@ static ssize_t edge_show(struct device *dev, struct device_attribute *attr,
 static ssize_t edge_store(struct device *dev, struct device_attribute *attr,
 			  const char *buf, size_t count)
 {
-	int edge;
+	int edge = gpsphc_match_name(gpsphc_edge_names, GPSPHC_EDGE_MAX, buf);
 
-	/* Not sysfs_match_string(): it stops at the unused entry 0. */
-	for (edge = GPSPHC_EDGE_RISING; edge <= GPSPHC_EDGE_MAX; edge++) {
-		if (sysfs_streq(buf, gpsphc_edge_names[edge])) {
-			gpsphc_pps_set_edge(to_gpsphc_dev(dev), edge);
-			return count;
-		}
-	}
-	return -EINVAL;
+	if (edge < 0)
+		return edge;
+	gpsphc_pps_set_edge(to_gpsphc_dev(dev), edge);
+	return count;
 }
 static DEVICE_ATTR_RW(edge);
 
@@ -132,16 +143,12 @@ static ssize_t scale_show(struct device *dev, struct device_attribute *attr,
 static ssize_t scale_store(struct device *dev, struct device_attribute *attr,
 			   const char *buf, size_t count)
 {
-	int scale;
+	int scale = gpsphc_match_name(gpsphc_scale_names, GPSPHC_SCALE_MAX, buf);
 
-	for (scale = GPSPHC_SCALE_TAI; scale <= GPSPHC_SCALE_MAX; scale++) {
-		if (sysfs_streq(buf, gpsphc_scale_names[scale])) {
-			gpsphc_servo_glue_set_u64(to_gpsphc_dev(dev),
-						  GPSPHC_A_DEV_SCALE, scale);
-			return count;
-		}
-	}
-	return -EINVAL;
+	if (scale < 0)
+		return scale;
+	gpsphc_servo_glue_set_u64(to_gpsphc_dev(dev), GPSPHC_A_DEV_SCALE, scale);
+	return count;
 }
 static DEVICE_ATTR_RW(scale);
 
