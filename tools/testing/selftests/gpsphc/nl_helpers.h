@@ -32,6 +32,13 @@ struct nlt_sock {
 	uint32_t seq;
 	uint16_t family;	/* 0 until resolved */
 	uint32_t events_grp;	/* multicast group id of "events" */
+	/*
+	 * Multicast messages of the family that arrive while nlt_request()
+	 * waits for its answer go here (a notification the request itself
+	 * caused comes before the ack); NULL drops them.
+	 */
+	void (*mcast_fn)(const struct nlmsghdr *nlh, void *arg);
+	void *mcast_arg;
 };
 
 /* A request or reply: one netlink message, attributes appended in place. */
@@ -86,6 +93,11 @@ static inline void nlt_put(struct nlt_msg *m, uint16_t type, const void *data,
 }
 
 static inline void nlt_put_u32(struct nlt_msg *m, uint16_t type, uint32_t v)
+{
+	nlt_put(m, type, &v, sizeof(v));
+}
+
+static inline void nlt_put_u64(struct nlt_msg *m, uint16_t type, uint64_t v)
 {
 	nlt_put(m, type, &v, sizeof(v));
 }
@@ -238,8 +250,8 @@ typedef void (*nlt_reply_fn)(const struct nlmsghdr *nlh, void *arg);
 /*
  * Send @m with NLM_F_ACK and collect the answer: every data message goes to
  * @fn, the final NLMSG_ERROR / NLMSG_DONE fills @res. Multicast messages
- * (seq 0) arriving in between are skipped. Returns 0 when an answer came,
- * else -errno (ETIMEDOUT after 5 s without one).
+ * (seq 0) arriving in between go to s->mcast_fn, or are skipped. Returns 0
+ * when an answer came, else -errno (ETIMEDOUT after 5 s without one).
  */
 static inline int nlt_request(struct nlt_sock *s, struct nlt_msg *m,
 			      nlt_reply_fn fn, void *arg, struct nlt_result *res)
@@ -260,8 +272,12 @@ static inline int nlt_request(struct nlt_sock *s, struct nlt_msg *m,
 			return n;
 		for (nlh = (struct nlmsghdr *)rbuf; NLMSG_OK(nlh, n);
 		     nlh = NLMSG_NEXT(nlh, n)) {
-			if (nlh->nlmsg_seq != s->seq)
+			if (nlh->nlmsg_seq != s->seq) {
+				if (!nlh->nlmsg_seq && s->mcast_fn && s->family &&
+				    nlh->nlmsg_type == s->family)
+					s->mcast_fn(nlh, s->mcast_arg);
 				continue;
+			}
 			if (nlh->nlmsg_type == NLMSG_ERROR) {
 				nlt_parse_error(nlh, res);
 				return 0;
@@ -373,6 +389,146 @@ static inline void nlt_gpsphc_init(struct nlt_sock *s, struct nlt_msg *m,
 	nlt_msg_init(m, s->family, flags, cmd);
 }
 
+/* ---- servo status and labels --------------------------------------------- */
+
+/* GPSPHC_A_DEV_SERVO, decoded; has_* say which attributes were there. */
+struct nlt_servo {
+	bool present;
+	bool has_state, has_offset, has_rms, has_freq, has_tai_utc, has_leap;
+	bool has_leap_utc, has_holdover, coarse;
+	uint32_t state;
+	int64_t offset_ns;
+	uint64_t rms_ns;
+	int64_t freq_ppb;
+	uint32_t tai_utc;
+	uint32_t leap;
+	uint64_t leap_utc;
+	uint64_t holdover_s;
+	uint64_t labels, labels_refused, disagreements, steps, outliers;
+	int counters;		/* how many of the five counters were there */
+	int bad_len;		/* attributes with the wrong size */
+};
+
+static inline void nlt_parse_servo(const struct nlattr *nest, struct nlt_servo *sv)
+{
+	const struct nlattr *tb[GPSPHC_A_SERVO_MAX + 1];
+	uint64_t *ctr[] = {
+		[GPSPHC_A_SERVO_LABELS] = &sv->labels,
+		[GPSPHC_A_SERVO_LABELS_REFUSED] = &sv->labels_refused,
+		[GPSPHC_A_SERVO_DISAGREEMENTS] = &sv->disagreements,
+		[GPSPHC_A_SERVO_STEPS] = &sv->steps,
+		[GPSPHC_A_SERVO_OUTLIERS] = &sv->outliers,
+	};
+	int i;
+
+	memset(sv, 0, sizeof(*sv));
+	if (!nest)
+		return;
+	sv->present = true;
+	nlt_parse(tb, GPSPHC_A_SERVO_MAX, nlt_data(nest), nlt_len(nest));
+#define NLT_SV(attr, field, flag, size, get)				\
+	do {								\
+		if (tb[attr]) {						\
+			if (nlt_len(tb[attr]) == size) {		\
+				sv->field = get(tb[attr]);		\
+				sv->flag = true;			\
+			} else {					\
+				sv->bad_len++;				\
+			}						\
+		}							\
+	} while (0)
+	NLT_SV(GPSPHC_A_SERVO_STATE, state, has_state, 4, nlt_u32);
+	NLT_SV(GPSPHC_A_SERVO_OFFSET_NS, offset_ns, has_offset, 8, (int64_t)nlt_u64);
+	NLT_SV(GPSPHC_A_SERVO_RMS_NS, rms_ns, has_rms, 8, nlt_u64);
+	NLT_SV(GPSPHC_A_SERVO_FREQ_PPB, freq_ppb, has_freq, 8, (int64_t)nlt_u64);
+	NLT_SV(GPSPHC_A_SERVO_TAI_UTC, tai_utc, has_tai_utc, 4, nlt_u32);
+	NLT_SV(GPSPHC_A_SERVO_LEAP, leap, has_leap, 4, nlt_u32);
+	NLT_SV(GPSPHC_A_SERVO_LEAP_UTC, leap_utc, has_leap_utc, 8, nlt_u64);
+	NLT_SV(GPSPHC_A_SERVO_HOLDOVER_S, holdover_s, has_holdover, 8, nlt_u64);
+#undef NLT_SV
+	if (tb[GPSPHC_A_SERVO_COARSE]) {
+		sv->coarse = true;
+		if (nlt_len(tb[GPSPHC_A_SERVO_COARSE]))
+			sv->bad_len++;
+	}
+	for (i = GPSPHC_A_SERVO_LABELS; i <= GPSPHC_A_SERVO_OUTLIERS; i++) {
+		if (!tb[i])
+			continue;
+		if (nlt_len(tb[i]) != 8) {
+			sv->bad_len++;
+			continue;
+		}
+		*ctr[i] = nlt_u64(tb[i]);
+		sv->counters++;
+	}
+}
+
+/* GPSPHC_A_DEV_TIME, decoded (a LABEL_NTF echoes the label). */
+struct nlt_time {
+	bool present, has_seq, has_tai, has_tai_utc, has_leap, has_leap_utc;
+	uint32_t seq;
+	uint64_t tai_sec;
+	uint32_t tai_utc;
+	uint32_t leap;
+	uint64_t leap_utc;
+};
+
+static inline void nlt_parse_time(const struct nlattr *nest, struct nlt_time *t)
+{
+	const struct nlattr *tb[GPSPHC_A_TIME_MAX + 1];
+
+	memset(t, 0, sizeof(*t));
+	if (!nest)
+		return;
+	t->present = true;
+	nlt_parse(tb, GPSPHC_A_TIME_MAX, nlt_data(nest), nlt_len(nest));
+	if (tb[GPSPHC_A_TIME_EDGE_SEQ] && nlt_len(tb[GPSPHC_A_TIME_EDGE_SEQ]) == 4) {
+		t->seq = nlt_u32(tb[GPSPHC_A_TIME_EDGE_SEQ]);
+		t->has_seq = true;
+	}
+	if (tb[GPSPHC_A_TIME_TAI_SEC] && nlt_len(tb[GPSPHC_A_TIME_TAI_SEC]) == 8) {
+		t->tai_sec = nlt_u64(tb[GPSPHC_A_TIME_TAI_SEC]);
+		t->has_tai = true;
+	}
+	if (tb[GPSPHC_A_TIME_TAI_UTC] && nlt_len(tb[GPSPHC_A_TIME_TAI_UTC]) == 4) {
+		t->tai_utc = nlt_u32(tb[GPSPHC_A_TIME_TAI_UTC]);
+		t->has_tai_utc = true;
+	}
+	if (tb[GPSPHC_A_TIME_LEAP] && nlt_len(tb[GPSPHC_A_TIME_LEAP]) == 4) {
+		t->leap = nlt_u32(tb[GPSPHC_A_TIME_LEAP]);
+		t->has_leap = true;
+	}
+	if (tb[GPSPHC_A_TIME_LEAP_UTC] && nlt_len(tb[GPSPHC_A_TIME_LEAP_UTC]) == 8) {
+		t->leap_utc = nlt_u64(tb[GPSPHC_A_TIME_LEAP_UTC]);
+		t->has_leap_utc = true;
+	}
+}
+
+/*
+ * GPSPHC_CMD_TIME_SET: label on-time edge @seq of device @id with TAI
+ * second @tai, TAI - UTC @tai_utc; @leap 0 leaves GPSPHC_A_TIME_LEAP out,
+ * @leap_utc 0 leaves GPSPHC_A_TIME_LEAP_UTC out.
+ */
+static inline int nlt_time_set(struct nlt_sock *s, uint32_t id, uint32_t seq,
+			       uint64_t tai, uint32_t tai_utc, uint32_t leap,
+			       uint64_t leap_utc, struct nlt_result *res)
+{
+	struct nlt_msg m;
+
+	nlt_gpsphc_init(s, &m, GPSPHC_CMD_TIME_SET, 0);
+	nlt_put_u32(&m, GPSPHC_A_DEV_ID, id);
+	nlt_nest_start(&m, GPSPHC_A_DEV_TIME);
+	nlt_put_u32(&m, GPSPHC_A_TIME_EDGE_SEQ, seq);
+	nlt_put_u64(&m, GPSPHC_A_TIME_TAI_SEC, tai);
+	nlt_put_u32(&m, GPSPHC_A_TIME_TAI_UTC, tai_utc);
+	if (leap)
+		nlt_put_u32(&m, GPSPHC_A_TIME_LEAP, leap);
+	if (leap_utc)
+		nlt_put_u64(&m, GPSPHC_A_TIME_LEAP_UTC, leap_utc);
+	nlt_nest_end(&m);
+	return nlt_request(s, &m, NULL, NULL, res);
+}
+
 /* ---- device replies --------------------------------------------------------- */
 
 #define NLT_NSTATS	GPSPHC_A_STATS_EVENTS_DROPPED
@@ -386,6 +542,14 @@ struct nlt_dev {
 	uint64_t stats[NLT_NSTATS + 1];	/* by GPSPHC_A_STATS_* */
 	bool has_stat[NLT_NSTATS + 1];
 	int nstats_unknown;		/* counters with a type we don't know */
+	/* the PTP clock and its servo */
+	bool has_ptp_index, has_scale, has_step_ns, has_confirm_n, has_rx_latency;
+	uint32_t ptp_index;
+	uint32_t scale;
+	uint64_t step_ns;
+	uint32_t confirm_n;
+	uint64_t rx_latency_ns;
+	struct nlt_servo servo;
 };
 
 static inline void nlt_parse_dev(const struct nlmsghdr *nlh, struct nlt_dev *d)
@@ -416,6 +580,27 @@ static inline void nlt_parse_dev(const struct nlmsghdr *nlh, struct nlt_dev *d)
 		d->has_edge = true;
 		d->edge = nlt_u32(tb[GPSPHC_A_DEV_EDGE]);
 	}
+	if (tb[GPSPHC_A_DEV_PTP_INDEX] && nlt_len(tb[GPSPHC_A_DEV_PTP_INDEX]) == 4) {
+		d->has_ptp_index = true;
+		d->ptp_index = nlt_u32(tb[GPSPHC_A_DEV_PTP_INDEX]);
+	}
+	if (tb[GPSPHC_A_DEV_SCALE] && nlt_len(tb[GPSPHC_A_DEV_SCALE]) == 4) {
+		d->has_scale = true;
+		d->scale = nlt_u32(tb[GPSPHC_A_DEV_SCALE]);
+	}
+	if (tb[GPSPHC_A_DEV_STEP_NS] && nlt_len(tb[GPSPHC_A_DEV_STEP_NS]) == 8) {
+		d->has_step_ns = true;
+		d->step_ns = nlt_u64(tb[GPSPHC_A_DEV_STEP_NS]);
+	}
+	if (tb[GPSPHC_A_DEV_CONFIRM_N] && nlt_len(tb[GPSPHC_A_DEV_CONFIRM_N]) == 4) {
+		d->has_confirm_n = true;
+		d->confirm_n = nlt_u32(tb[GPSPHC_A_DEV_CONFIRM_N]);
+	}
+	if (tb[GPSPHC_A_DEV_RX_LATENCY_NS] && nlt_len(tb[GPSPHC_A_DEV_RX_LATENCY_NS]) == 8) {
+		d->has_rx_latency = true;
+		d->rx_latency_ns = nlt_u64(tb[GPSPHC_A_DEV_RX_LATENCY_NS]);
+	}
+	nlt_parse_servo(tb[GPSPHC_A_DEV_SERVO], &d->servo);
 	if (!tb[GPSPHC_A_DEV_STATS])
 		return;
 	d->has_stats = true;
@@ -448,6 +633,9 @@ struct nlt_event {
 	uint32_t csum;
 	int len;
 	char data[GPSPHC_SENTENCE_MAX + 64];
+	/* STATE_NTF and LABEL_NTF */
+	struct nlt_servo servo;
+	struct nlt_time time;	/* LABEL_NTF: the label */
 	/* every attribute the message must have was there with its size */
 	bool complete;
 };
@@ -495,6 +683,13 @@ static inline void nlt_parse_event(const struct nlmsghdr *nlh, struct nlt_event 
 		memcpy(e->data, nlt_data(at[GPSPHC_A_SENT_DATA]), e->len);
 		e->csum = nlt_u32(at[GPSPHC_A_SENT_CSUM]);
 		e->complete = true;
+	} else if (e->cmd == GPSPHC_CMD_STATE_NTF || e->cmd == GPSPHC_CMD_LABEL_NTF) {
+		nlt_parse_servo(tb[GPSPHC_A_DEV_SERVO], &e->servo);
+		e->complete = e->servo.present && e->servo.has_state && !e->servo.bad_len;
+		if (e->cmd == GPSPHC_CMD_LABEL_NTF) {
+			nlt_parse_time(tb[GPSPHC_A_DEV_TIME], &e->time);
+			e->complete = e->complete && e->time.has_seq && e->time.has_tai;
+		}
 	}
 }
 
@@ -505,6 +700,19 @@ struct nlt_events {
 	int overruns;		/* ENOBUFS seen: events were lost */
 	char rbuf[NLT_BUF_SIZE] __attribute__((aligned(4)));
 };
+
+/* Append @e to @q: 0, or -ENOMEM. */
+static inline int nlt_events_push(struct nlt_events *q, const struct nlt_event *e)
+{
+	if (q->n == q->cap) {
+		q->cap = q->cap ? 2 * q->cap : 256;
+		q->ev = realloc(q->ev, q->cap * sizeof(*q->ev));
+		if (!q->ev)
+			return -ENOMEM;
+	}
+	q->ev[q->n++] = *e;
+	return 0;
+}
 
 /*
  * Read events of device @dev_id (all devices if < 0) into @q until @pred
@@ -539,13 +747,8 @@ static inline int nlt_events_wait(struct nlt_sock *s, struct nlt_events *q,
 			nlt_parse_event(nlh, &e);
 			if (dev_id >= 0 && e.dev_id != (uint32_t)dev_id)
 				continue;
-			if (q->n == q->cap) {
-				q->cap = q->cap ? 2 * q->cap : 256;
-				q->ev = realloc(q->ev, q->cap * sizeof(*q->ev));
-				if (!q->ev)
-					return -ENOMEM;
-			}
-			q->ev[q->n++] = e;
+			if (nlt_events_push(q, &e))
+				return -ENOMEM;
 		}
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		left = timeout_ms - ((t.tv_sec - t0.tv_sec) * 1000 +
