@@ -59,13 +59,15 @@
 #define LOCK_P90_NS	1000000LL
 #define LOCK_MAX_NS	25000000LL
 /*
- * Any edge after the first label, locked or not: the step puts the clock
- * on the label to within that edge's lateness (up to ~21.5 ms under TCG),
+ * "The right second" at any edge after the first label, locked or not:
+ * the step puts the clock on the label to within that edge's lateness,
  * and the 50 ppm frequency error adds 50 us a second until the servo has
- * it. Still ten times less than the half second that would make a wrong
- * second look right.
+ * it. An edge's lateness is normally below 21.5 ms under TCG, but with
+ * two VMs on the 2-core host one edge came 288 ms late (the clock was
+ * right at the next edge): 400 ms still tells a wrong second from a late
+ * edge.
  */
-#define LOOSE_NS	50000000LL
+#define LOOSE_NS	400000000LL
 
 /* Edges allowed to reach LOCKED after the first label (contract: ~10-15). */
 #define LOCK_MAX_EDGES	20
@@ -1044,8 +1046,9 @@ TEST_F_TIMEOUT(phc, phc2sys_follows_locked_phc, 90)
 	 * clock's frequency back (clock_add(): clockadj_set_freq(clkid,
 	 * clockadj_get_freq(clkid))): that must not undo the discipline.
 	 */
-	EXPECT_EQ(before, rx->state) TH_LOG("servo %s after phc2sys ran on the clock",
-					    state_name(rx->state));
+	EXPECT_TRUE(rx->state == before || rx->state == GPSPHC_SERVO_LOCKED)
+		TH_LOG("servo %s after phc2sys ran on the clock (%s before)",
+		       state_name(rx->state), state_name(before));
 	EXPECT_EQ(steps, gpsphc_ll(rx->id, "statistics/steps"));
 	for (i = idx + 1; i < rx->n; i++)
 		EXPECT_GT(LOCK_MAX_NS, llabs(edge_err(rx, i)))
@@ -1177,14 +1180,17 @@ TEST_F_TIMEOUT(phc, holdover_and_back, 120)
 	ASSERT_LE(0, resumed) TH_LOG("no pulse after the gap");
 	EXPECT_EQ(k_last + GAP + 1, rx->e[resumed].k);
 	pump(c, 50);
-	for (i = 0; i < RELOCK_EDGES && rx->state != before; i++) {
+	for (i = 0; i < RELOCK_EDGES && rx->state != before &&
+		    rx->state != GPSPHC_SERVO_LOCKED; i++) {
 		idx = wait_edge(c, rx, 3000);
 		ASSERT_LE(0, idx);
 		ASSERT_EQ(0, label(c, rx, idx, 0, &res));
 		EXPECT_EQ(0, res.err) TH_LOG("label after holdover: %s", res.ext_msg);
 		pump(c, 50);
 	}
-	EXPECT_EQ(before, rx->state) TH_LOG("%d edges after the gap: %s", i, state_name(rx->state));
+	/* Back where it was, or further: LOCKING may have locked meanwhile. */
+	EXPECT_TRUE(rx->state == before || rx->state == GPSPHC_SERVO_LOCKED)
+		TH_LOG("%d edges after the gap: %s", i, state_name(rx->state));
 	TH_LOG("%s again %d edges after the first resumed one", state_name(rx->state), i);
 	for (i = 0; i < 3; i++)
 		ASSERT_LE(0, wait_edge(c, rx, 3000));
