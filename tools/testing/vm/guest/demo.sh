@@ -14,35 +14,8 @@ dev=/sys/class/gpsphc/gpsphc0
 
 step() { echo; echo "### $*"; }
 
-# nmea BODY: print $BODY*hh with its checksum (busybox awk has xor()).
-nmea() {
-	echo "$1" | awk '
-		BEGIN { for (i = 32; i < 127; i++) ord[sprintf("%c", i)] = i }
-		{
-			s = 0
-			for (i = 1; i <= length($0); i++)
-				s = xor(s, ord[substr($0, i, 1)])
-			printf "$%s*%02X\r\n", $0, s
-		}'
-}
-
-rising_edges() { awk '$2 >= 0 && $3 == 1' "$ctl/edges" | wc -l; }
-
-# receiver SECONDS: after each pulse, the RMC sentence for its second.
-receiver() {
-	end=$(($(cut -d. -f1 /proc/uptime) + $1))
-	seen=$(rising_edges)
-	while [ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ]; do
-		n=$(rising_edges)
-		if [ "$n" -gt "$seen" ]; then
-			seen=$n
-			t=$(date -u +%H%M%S) d=$(date -u +%d%m%y)
-			sleep 0.15
-			nmea "GPRMC,$t.00,A,4807.038,N,01131.000,E,0.0,0.0,$d,,,A" >"$ctl/rx"
-		fi
-		sleep 0.05
-	done
-}
+SIM_CTL=$ctl
+. /tests/receiver.sh
 
 status() {
 	for f in servo_state offset_ns rms_ns freq_ppb tai_utc; do
