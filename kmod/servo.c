@@ -489,6 +489,7 @@ static u32 sv_estimate(struct gpsphc_servo *s,
 static void sv_enter_holdover(struct gpsphc_servo *s,
 			      struct gpsphc_servo_out *out)
 {
+	s->before_holdover = s->state;
 	s->state = GPSPHC_SERVO_HOLDOVER;
 	s->counters.holdovers++;
 	sv_set_adj(s, s->freq, out);
@@ -529,12 +530,13 @@ static void sv_loop(struct gpsphc_servo *s,
 	s64 o = sv_clamp(off, SV_OFF_LIMIT);
 	s64 max = sv_max_adj(s);
 	u64 mag = sv_mag(off);
-	u64 sigma;
+	u64 sigma, lock_bound;
 	s64 kp, ki;
 
 	if (s->state == GPSPHC_SERVO_HOLDOVER) {
+		/* back to where it was: a loop still locking stays so */
 		if (mag <= sv_outlier_bound(s) && s->var_n)
-			s->state = GPSPHC_SERVO_LOCKED;
+			s->state = s->before_holdover;
 		else
 			sv_relock(s, 0);
 	} else if (s->state == GPSPHC_SERVO_LOCKED && ic->outlier_k &&
@@ -564,6 +566,16 @@ static void sv_loop(struct gpsphc_servo *s,
 	 * offsets within lock_ns, one gear slower.
 	 */
 	sigma = sv_max_u64(sv_sigma(s), 1);
+	/*
+	 * "Within lock_ns", or within the input's own noise once that is
+	 * known: a PPS whose interrupt latency wanders by more than lock_ns
+	 * (a USB adapter, a busy or virtual machine) must still lock and
+	 * reach the slow gears, which filter that noise, rather than sit on
+	 * the fast ones that pass it to the clock. Not while the rate is at
+	 * its limit: then the offsets grow, and that is no noise.
+	 */
+	lock_bound = s->var_n >= SV_VAR_EDGES && sv_mag(s->freq) < (u64)max ?
+		     sv_max_u64(ic->lock_ns, SV_TREND_HI * sigma) : ic->lock_ns;
 	if (mag <= SV_TREND_LO * sigma || !s->var_n)
 		s->trend_run = 0;
 	else if (s->trend_run && (o ^ s->prev_off) >= 0)
@@ -578,7 +590,7 @@ static void sv_loop(struct gpsphc_servo *s,
 			s->gear = SV_TREND_GEAR;
 		s->gear_edges = 0;
 		s->trend_run = 0;
-	} else if (mag <= ic->lock_ns && s->gear < ic->max_gear &&
+	} else if (mag <= lock_bound && s->gear < ic->max_gear &&
 		   ++s->gear_edges >= (SV_GEAR_HOLD << s->gear)) {
 		s->gear++;
 		s->gear_edges = 0;
@@ -598,7 +610,7 @@ static void sv_loop(struct gpsphc_servo *s,
 	sv_rms_add(s, o);
 	sv_var_add(s, o);
 	s->prev_off = o;
-	if (mag <= ic->lock_ns)
+	if (mag <= lock_bound && !s->trend_run)
 		s->lock_run++;
 	else
 		s->lock_run = 0;

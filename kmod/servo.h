@@ -51,7 +51,8 @@
  *   do.
  * - %GPSPHC_SERVO_HOLDOVER: no edge for holdover_timeout_ns: the clock
  *   keeps the loop's frequency estimate (its integral term). The next edge
- *   resumes LOCKED if its offset is within the outlier bound, else LOCKING
+ *   resumes the state before the loss (LOCKED or LOCKING) if its offset is
+ *   within the outlier bound, else LOCKING
  *   (stepping if the offset is above the step threshold).
  */
 #ifndef _GPSPHC_SERVO_H
@@ -282,6 +283,7 @@ struct gpsphc_servo_edge_rec {
  * @cfg: settings, sanitised; change them with gpsphc_servo_configure().
  * @counters: statistics; see struct gpsphc_servo_counters.
  * @state: enum gpsphc_servo_state.
+ * @before_holdover: the state the next good edge returns to from HOLDOVER.
  * @coarse: sentence starts are the input (no PPS).
  * @labelled: @tai_base is valid.
  * @have_edge: @last_raw and @last_num are valid.
@@ -321,6 +323,7 @@ struct gpsphc_servo {
 	struct gpsphc_servo_cfg cfg;
 	struct gpsphc_servo_counters counters;
 	enum gpsphc_servo_state state;
+	enum gpsphc_servo_state before_holdover;
 	bool coarse;
 	bool labelled;
 	bool have_edge;
