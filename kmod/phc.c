@@ -253,13 +253,22 @@ static int gpsphc_ptp_enable(struct ptp_clock_info *info,
 {
 	struct gpsphc_dev *gdev = to_gpsphc_dev_ptp(info);
 	unsigned long flags;
+	u32 edges;
 
 	if (rq->type != PTP_CLK_REQ_EXTTS || rq->extts.index != 0)
 		return -EOPNOTSUPP;
 	if (rq->extts.flags & ~GPSPHC_EXTTS_FLAGS)
 		return -EOPNOTSUPP;
 
-	/* Events are the on-time edges, whichever edge the device calls so. */
+	/*
+	 * Events are the on-time edges, whichever edge the device calls so;
+	 * a strict request naming other edges cannot be honoured.
+	 */
+	edges = rq->extts.flags & (PTP_RISING_EDGE | PTP_FALLING_EDGE);
+	if (on && (rq->extts.flags & PTP_STRICT_FLAGS) && edges &&
+	    edges != (READ_ONCE(gdev->edge) == GPSPHC_EDGE_RISING ?
+		      PTP_RISING_EDGE : PTP_FALLING_EDGE))
+		return -EOPNOTSUPP;
 	spin_lock_irqsave(&gdev->phc_lock, flags);
 	gdev->extts_on = on;
 	spin_unlock_irqrestore(&gdev->phc_lock, flags);

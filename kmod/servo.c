@@ -574,7 +574,8 @@ static void sv_loop(struct gpsphc_servo *s,
 	 * the fast ones that pass it to the clock. Not while the rate is at
 	 * its limit: then the offsets grow, and that is no noise.
 	 */
-	lock_bound = s->var_n >= SV_VAR_EDGES && sv_mag(s->freq) < (u64)max ?
+	lock_bound = s->var_n >= 2 * GPSPHC_SERVO_LOCK_EDGES &&
+		     sv_mag(s->freq) < (u64)max ?
 		     sv_max_u64(ic->lock_ns, SV_TREND_HI * sigma) : ic->lock_ns;
 	if (mag <= SV_TREND_LO * sigma || !s->var_n)
 		s->trend_run = 0;

@@ -87,12 +87,13 @@
  *            (POSIX) seconds of the midnight that ends the leap day
  *
  * The first label steps the clock. Later ones confirm the count the kernel
- * keeps by itself (+1 s per edge); one that disagrees by whole seconds is
- * counted, notified (GPSPHC_CMD_LABEL_NTF) and applied only once it has
- * been confirmed GPSPHC_A_DEV_CONFIRM_N times in a row. Refused, with a
- * reason: an edge that is unknown, too old, or not on time; a second that
- * contradicts the edge timing (two edges N s apart labelled M != N s
- * apart).
+ * keeps by itself (+1 s per edge, missed pulses judged from the timing);
+ * one that disagrees by whole seconds is accepted but only counted and
+ * notified (GPSPHC_CMD_LABEL_NTF, sent before the reply to this request),
+ * and moves the clock once GPSPHC_A_DEV_CONFIRM_N labels in a row have
+ * said the same. Refused, with a reason: an edge that is unknown, too old
+ * or not on time (ENOENT, EINVAL), a second earlier than the edges already
+ * counted allow (ERANGE).
  *
  * GPSPHC_CMD_STATE_NTF (multicast, group "events")
  * ------------------------------------------------

@@ -721,6 +721,18 @@ TEST_F(phc, unsupported_requests_refused)
 	EXPECT_TRUE(r == EOPNOTSUPP || r == EINVAL) TH_LOG("EXTTS 1: %s", strerror(r));
 	r = ioctl(rx->ptp_fd, PTP_ENABLE_PPS, 1) ? errno : 0;
 	EXPECT_TRUE(r == EOPNOTSUPP || r == EINVAL) TH_LOG("ENABLE_PPS: %s", strerror(r));
+	/*
+	 * EXTTS_REQUEST2 is strict: the falling edge cannot be had while
+	 * the rising one is on time; the rising one can.
+	 */
+	req.index = 0;
+	req.flags = PTP_ENABLE_FEATURE | PTP_FALLING_EDGE;
+	r = ioctl(rx->ptp_fd, PTP_EXTTS_REQUEST2, &req) ? errno : 0;
+	EXPECT_EQ(EOPNOTSUPP, r) TH_LOG("strict falling EXTTS: %s", strerror(r));
+	req.flags = PTP_ENABLE_FEATURE | PTP_RISING_EDGE;
+	EXPECT_EQ(0, ioctl(rx->ptp_fd, PTP_EXTTS_REQUEST2, &req));
+	req.flags = 0;
+	EXPECT_EQ(0, ioctl(rx->ptp_fd, PTP_EXTTS_REQUEST2, &req));
 }
 
 /*
