@@ -325,4 +325,25 @@ static inline void sim_pulse_reset(int port)
 	sim_set(port, "pulse_seed", "1");
 }
 
+/* Active bytes of slab cache @name from /proc/slabinfo, or -1. */
+static inline long long slab_cache_bytes(const char *name)
+{
+	char line[512], n[64];
+	long long bytes = -1;
+	long act, num, sz;
+	FILE *f;
+
+	f = fopen("/proc/slabinfo", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %ld %ld %ld", n, &act, &num, &sz) == 4 &&
+		    !strcmp(n, name)) {
+			bytes = (long long)act * sz;
+			break;
+		}
+	fclose(f);
+	return bytes;
+}
+
 #endif /* GPSPHC_TEST_H */

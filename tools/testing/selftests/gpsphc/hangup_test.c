@@ -341,27 +341,6 @@ static void still_works(struct __test_metadata *_metadata, FIXTURE_DATA(hangup) 
 	sim_set(PORT, "dcd", "0");
 }
 
-/* Active bytes of slab cache @name from /proc/slabinfo, or -1. */
-static long long slab_cache_bytes(const char *name)
-{
-	char line[512], n[64];
-	long long bytes = -1;
-	long act, num, sz;
-	FILE *f;
-
-	f = fopen("/proc/slabinfo", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63s %ld %ld %ld", n, &act, &num, &sz) == 4 &&
-		    !strcmp(n, name)) {
-			bytes = (long long)act * sz;
-			break;
-		}
-	fclose(f);
-	return bytes;
-}
-
 #define SLAB_CACHES_MAX	512
 
 struct slab_snapshot {

@@ -302,27 +302,6 @@ static inline int bg_stop(struct bg_prog *b)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-/* Slab cache @name's active bytes from /proc/slabinfo, or -1. */
-static inline long long slab_cache_active(const char *name)
-{
-	char line[512], n[64];
-	long long bytes = -1;
-	long act, num, sz;
-	FILE *f;
-
-	f = fopen("/proc/slabinfo", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63s %ld %ld %ld", n, &act, &num, &sz) == 4 &&
-		    !strcmp(n, name)) {
-			bytes = (long long)act * sz;
-			break;
-		}
-	fclose(f);
-	return bytes;
-}
-
 /* Sort helper for statistics of errors. */
 static inline int cmp_ll(const void *a, const void *b)
 {

@@ -1688,11 +1688,11 @@ TEST_F_TIMEOUT(detach, clock_open_across_detach, 90)
 	detach_cycle(_metadata, &self->c, variant->unplug, true);
 	detach_cycle(_metadata, &self->c, variant->unplug, false);
 	sa = slab_kb();
-	k4a = slab_cache_active("kmalloc-4k");
+	k4a = slab_cache_bytes("kmalloc-4k");
 	for (i = 0; i < DETACH_CYCLES && _metadata->passed; i++)
 		detach_cycle(_metadata, &self->c, variant->unplug, false);
 	sb = slab_kb();
-	k4b = slab_cache_active("kmalloc-4k");
+	k4b = slab_cache_bytes("kmalloc-4k");
 	TH_LOG("%d cycles: Slab %+ld kB, kmalloc-4k %+lld bytes", DETACH_CYCLES, sb - sa,
 	       k4b - k4a);
 	EXPECT_GT(DETACH_SLAB_KB, sb - sa);
