@@ -535,10 +535,17 @@ static void sv_loop(struct gpsphc_servo *s,
 
 	if (s->state == GPSPHC_SERVO_HOLDOVER) {
 		/* back to where it was: a loop still locking stays so */
-		if (mag <= sv_outlier_bound(s) && s->var_n)
+		if (mag <= sv_outlier_bound(s) && s->var_n) {
 			s->state = s->before_holdover;
-		else
+		} else {
+			u64 var = s->var;
+			u32 var_n = s->var_n;
+
 			sv_relock(s, 0);
+			/* The input is as noisy as before the pulses stopped. */
+			s->var = var;
+			s->var_n = var_n;
+		}
 	} else if (s->state == GPSPHC_SERVO_LOCKED && ic->outlier_k &&
 		   mag > sv_outlier_bound(s)) {
 		if (s->rejects < s->cfg.outlier_max) {
@@ -574,7 +581,7 @@ static void sv_loop(struct gpsphc_servo *s,
 	 * the fast ones that pass it to the clock. Not while the rate is at
 	 * its limit: then the offsets grow, and that is no noise.
 	 */
-	lock_bound = s->var_n >= 2 * GPSPHC_SERVO_LOCK_EDGES &&
+	lock_bound = s->var_n >= GPSPHC_SERVO_LOCK_EDGES &&
 		     sv_mag(s->freq) < (u64)max ?
 		     sv_max_u64(ic->lock_ns, SV_TREND_HI * sigma) : ic->lock_ns;
 	if (mag <= SV_TREND_LO * sigma || !s->var_n)

@@ -41,31 +41,16 @@ for dir in userspace tools/testing/host; do
 done
 step lint sh "$TOP/tools/testing/vm/lint.sh" all
 
-# Both kernels boot at once: each guest is one single-threaded TCG process,
-# and most of the tests' time is spent waiting for pulses a second apart.
-kvers=$(sed -n 's/^KVER_[0-9]* := //p' "$CACHE/kernels.mk")
-booted=
-for kver in $kvers; do
+# One guest at a time: a guest is one single-threaded TCG process, and a
+# second one on a 2-core machine delays PPS edges by milliseconds now and
+# then, which the clock tests measure.
+for kver in $(sed -n 's/^KVER_[0-9]* := //p' "$CACHE/kernels.mk"); do
 	if sh "$TOP/tools/testing/vm/build.sh" "$kver" >"$CACHE/build-$kver.log" 2>&1; then
 		echo "ok [$kver] build gpsphc.ko and the test initramfs" | tee -a "$results"
-		sh "$TOP/tools/testing/vm/run.sh" "$kver" check "$VM_TIMEOUT" \
-			>"$CACHE/vm-$kver.out" 2>&1 &
-		booted="$booted $kver:$!"
+		step "$kver" sh "$TOP/tools/testing/vm/run.sh" "$kver" check "$VM_TIMEOUT"
 	else
 		echo "not ok [$kver] build gpsphc.ko and the test initramfs" | tee -a "$results"
 		tail -n 30 "$CACHE/build-$kver.log"
-	fi
-done
-for b in $booted; do
-	kver=${b%%:*}
-	wait "${b#*:}"
-	rc=$?
-	out=$CACHE/vm-$kver.out
-	grep -v '^\(ok\|not ok\) ' "$out" | sed -n '/^# .*\(Expected\|FAIL\)/p' | head -n 40
-	tally "$kver" <"$out"
-	if [ $rc -ne 0 ] && ! grep -q '^not ok ' "$out"; then
-		echo "not ok [$kver] the test VM exited with status $rc" | tee -a "$results"
-		tail -n 30 "$out"
 	fi
 done
 
