@@ -623,10 +623,9 @@ static void sv_loop(struct gpsphc_servo *s,
 	else
 		s->lock_run = 0;
 	if (s->state == GPSPHC_SERVO_LOCKING &&
-	    s->lock_run >= GPSPHC_SERVO_LOCK_EDGES) {
+	    s->lock_run >= GPSPHC_SERVO_LOCK_EDGES)
+		/* The noise estimate carries on: it is the input's, not the state's. */
 		s->state = GPSPHC_SERVO_LOCKED;
-		s->var_n = 0;
-	}
 }
 
 /* Number a counted input; false if it is no new second */
