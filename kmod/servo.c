@@ -256,8 +256,8 @@ void gpsphc_servo_default_cfg(struct gpsphc_servo_cfg *cfg)
 		/* One missed pulse is not a lost PPS: wait past the second. */
 		.holdover_timeout_ns = 2500000000ULL,
 		.rx_latency_ns = 0,
-		.sentence_gap_ns = 200000000,
-		.coarse_after_ns = 600000000000ULL,
+		.sentence_gap_ns = GPSPHC_SENTENCE_GAP_MS * 1000000ULL,
+		.coarse_after_ns = GPSPHC_COARSE_AFTER_S * SV_NSEC,
 	};
 }
 

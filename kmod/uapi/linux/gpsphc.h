@@ -76,9 +76,13 @@
  *    GPSPHC_A_DEV_ID: NLA_U32 (required)
  *    GPSPHC_A_DEV_TIME: NLA_NESTED (required)
  *        GPSPHC_A_TIME_EDGE_SEQ: NLA_U32, GPSPHC_A_PPS_SEQ of an on-time
- *            edge among the last GPSPHC_LABEL_HISTORY ones (required)
+ *            edge among the last GPSPHC_LABEL_HISTORY ones
+ *        GPSPHC_A_TIME_SENTENCE_SEQ: NLA_U32, coarse mode (below): the
+ *            GPSPHC_A_SENT_SEQ of a sentence that starts a second, among
+ *            the last GPSPHC_LABEL_HISTORY such sentences
  *        GPSPHC_A_TIME_TAI_SEC: NLA_U64, TAI seconds since 1970 at that
- *            edge, the PTP timescale (required)
+ *            edge (or at the start of that sentence's second), the PTP
+ *            timescale (required)
  *        GPSPHC_A_TIME_TAI_UTC: NLA_U32, TAI - UTC in seconds at that
  *            edge, 10..1000 (required)
  *        GPSPHC_A_TIME_LEAP: NLA_U32, enum gpsphc_leap: a leap second
@@ -94,6 +98,15 @@
  * said the same. Refused, with a reason: an edge that is unknown, too old
  * or not on time (ENOENT, EINVAL), a second earlier than the edges already
  * counted allow (ERANGE).
+ *
+ * Exactly one of EDGE_SEQ and SENTENCE_SEQ names what is labelled.
+ * Coarse mode is for receivers with no PPS wiring: while no on-time edge
+ * has come for GPSPHC_COARSE_AFTER_S seconds (or none since attach), the
+ * start of the first sentence of each second, less GPSPHC_A_DEV_RX_LATENCY_NS,
+ * stands in for the edge. A sentence starts a second when its checksum is
+ * good and it began at least GPSPHC_SENTENCE_GAP_MS after the previous
+ * sentence with a good checksum. Labels for any other sentence are refused
+ * (EINVAL). GPSPHC_A_SERVO_COARSE says the clock is in this mode.
  *
  * GPSPHC_CMD_STATE_NTF (multicast, group "events")
  * ------------------------------------------------
@@ -143,8 +156,14 @@
 /* Longest sentence delivered, '$' to checksum, without CR LF. */
 #define GPSPHC_SENTENCE_MAX	160
 
-/* On-time edges a label may name: the newest this many. */
+/* On-time edges (or second-starting sentences) a label may name. */
 #define GPSPHC_LABEL_HISTORY	16
+
+/* Coarse mode: sentences stand in when no on-time edge came for this long. */
+#define GPSPHC_COARSE_AFTER_S	600
+
+/* Coarse mode: the quiet time before a sentence that starts a second. */
+#define GPSPHC_SENTENCE_GAP_MS	200
 
 enum gpsphc_edge {
 	GPSPHC_EDGE_RISING = 1,
@@ -297,6 +316,7 @@ enum gpsphc_time_attrs {
 	GPSPHC_A_TIME_LEAP,
 	GPSPHC_A_TIME_LEAP_UTC,
 	GPSPHC_A_TIME_PAD,
+	GPSPHC_A_TIME_SENTENCE_SEQ,
 
 	/* private: */
 	__GPSPHC_A_TIME_MAX,
