@@ -257,7 +257,7 @@ void gpsphc_servo_default_cfg(struct gpsphc_servo_cfg *cfg)
 		.holdover_timeout_ns = 2500000000ULL,
 		.rx_latency_ns = 0,
 		.sentence_gap_ns = GPSPHC_SENTENCE_GAP_MS * 1000000ULL,
-		.coarse_after_ns = GPSPHC_COARSE_AFTER_S * SV_NSEC,
+		.coarse_after_ns = GPSPHC_COARSE_AFTER_S * 1000000000ULL,
 	};
 }
 
