@@ -58,6 +58,37 @@ struct gpsphc_servo_status {
 };
 
 /**
+ * struct gpsphc_label_ring - the newest inputs a label may name
+ * @seq:	their sequence numbers (PPS or sentence), a ring
+ * @raw:	their CLOCK_MONOTONIC_RAW timestamps
+ * @count:	inputs recorded, ever
+ */
+struct gpsphc_label_ring {
+	u32 seq[GPSPHC_LABEL_HISTORY];
+	u64 raw[GPSPHC_LABEL_HISTORY];
+	u32 count;
+};
+
+/**
+ * struct gpsphc_label - a time-set request, checked for range
+ * @seq:	what it labels: an on-time edge's PPS seq, or with @sentence
+ *		the seq of a sentence that started a second
+ * @sentence:	coarse mode: @seq names a sentence
+ * @tai_sec:	TAI seconds since 1970 at that input
+ * @tai_utc:	TAI - UTC there
+ * @leap:	enum gpsphc_leap announced
+ * @leap_utc:	POSIX seconds of the midnight ending the leap day, or 0
+ */
+struct gpsphc_label {
+	u32 seq;
+	bool sentence;
+	u64 tai_sec;
+	u32 tai_utc;
+	u32 leap;
+	u64 leap_utc;
+};
+
+/**
  * struct gpsphc_pps_event - one DCD edge, captured in the interrupt
  * @raw_ns: CLOCK_MONOTONIC_RAW when dcd_change was entered
  * @real_ns: CLOCK_REALTIME from the same snapshot
@@ -127,10 +158,10 @@ struct gpsphc_pps_event {
  * @servo:	the servo's state (servo.h)
  * @servo_out:	what the servo said last (state, offset, RMS, holdover)
  * @servo_notify: a state notification waits for the worker
- * @label_seq:	sequence numbers of the recent on-time edges, a ring
- * @label_raw:	their CLOCK_MONOTONIC_RAW timestamps
- * @label_edges: on-time edges recorded in the ring, ever
- * @labels_unmatched: labels naming no recent on-time edge
+ * @edge_ring:	the recent on-time edges, for labels
+ * @sentence_ring: the recent sentences that started a second (coarse mode)
+ * @sentence_next: sequence number the next sentence will get
+ * @labels_unmatched: labels naming no recent edge or sentence
  * @rx_consumed: stream position: bytes of the flip buffer consumed
  * @rx_framed:	stream position: bytes of the flip buffer framed
  * @rx_lookahead_end: stream position after the last lookahead chunk
@@ -179,9 +210,9 @@ struct gpsphc_dev {
 	struct gpsphc_servo servo;
 	struct gpsphc_servo_out servo_out;
 	bool servo_notify;
-	u32 label_seq[GPSPHC_LABEL_HISTORY];
-	u64 label_raw[GPSPHC_LABEL_HISTORY];
-	u32 label_edges;
+	struct gpsphc_label_ring edge_ring;
+	struct gpsphc_label_ring sentence_ring;
+	u32 sentence_next;
 	u64 labels_unmatched;
 
 	struct gpsphc_framer framer;
@@ -231,10 +262,12 @@ void gpsphc_phc_extts_locked(struct gpsphc_dev *gdev, u64 raw);
 /* servo_glue.c */
 void gpsphc_servo_glue_init(struct gpsphc_dev *gdev);
 void gpsphc_servo_glue_edge(struct gpsphc_dev *gdev, u64 raw, u32 seq);
+void gpsphc_servo_glue_sentence(struct gpsphc_dev *gdev,
+				const struct gpsphc_sentence *s);
 void gpsphc_servo_glue_tick(struct gpsphc_dev *gdev);
 void gpsphc_servo_glue_reset_locked(struct gpsphc_dev *gdev);
-int gpsphc_servo_glue_label(struct gpsphc_dev *gdev, u32 seq, u64 tai_sec,
-			    u32 tai_utc, u32 leap, u64 leap_utc,
+int gpsphc_servo_glue_label(struct gpsphc_dev *gdev,
+			    const struct gpsphc_label *label,
 			    struct netlink_ext_ack *extack);
 void gpsphc_servo_glue_status(struct gpsphc_dev *gdev,
 			      struct gpsphc_servo_status *st);
@@ -264,6 +297,7 @@ void gpsphc_notify_sentence(struct gpsphc_dev *gdev,
 			    const struct gpsphc_sentence *s);
 int gpsphc_fill_dev(struct sk_buff *skb, struct gpsphc_dev *gdev);
 void gpsphc_notify_state(struct gpsphc_dev *gdev);
-void gpsphc_notify_label(struct gpsphc_dev *gdev, u32 seq, u64 tai_sec);
+void gpsphc_notify_label(struct gpsphc_dev *gdev,
+			 const struct gpsphc_label *label);
 
 #endif /* _GPSPHC_H */

@@ -52,6 +52,7 @@ static const struct nla_policy gpsphc_time_policy[GPSPHC_A_TIME_MAX + 1] = {
 	[GPSPHC_A_TIME_LEAP]		= NLA_POLICY_RANGE(NLA_U32, GPSPHC_LEAP_NONE,
 							   GPSPHC_LEAP_MAX),
 	[GPSPHC_A_TIME_LEAP_UTC]	= { .type = NLA_U64 },
+	[GPSPHC_A_TIME_SENTENCE_SEQ]	= { .type = NLA_U32 },
 };
 
 static const struct nla_policy gpsphc_time_set_policy[GPSPHC_A_DEV_MAX + 1] = {
@@ -281,13 +282,62 @@ static int gpsphc_nl_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
+/* What a time-set request names, checked: exactly one edge or sentence. */
+static int gpsphc_nl_parse_label(struct nlattr *nest, struct nlattr **tb,
+				 struct gpsphc_label *label,
+				 struct netlink_ext_ack *extack)
+{
+	struct nlattr *edge = tb[GPSPHC_A_TIME_EDGE_SEQ];
+	struct nlattr *sentence = tb[GPSPHC_A_TIME_SENTENCE_SEQ];
+
+	if (edge && sentence) {
+		NL_SET_ERR_MSG_ATTR(extack, sentence,
+				    "a label names one input: GPSPHC_A_TIME_EDGE_SEQ (PPS) or GPSPHC_A_TIME_SENTENCE_SEQ (coarse mode), not both");
+		return -EINVAL;
+	}
+	/* Neither: the PPS edge is the input missing. */
+	if (!sentence &&
+	    NL_REQ_ATTR_CHECK(extack, nest, tb, GPSPHC_A_TIME_EDGE_SEQ)) {
+		NL_SET_ERR_MSG(extack,
+			       "a label needs the edge (or in coarse mode the sentence), its TAI second and TAI - UTC");
+		return -EINVAL;
+	}
+	if (NL_REQ_ATTR_CHECK(extack, nest, tb, GPSPHC_A_TIME_TAI_SEC) ||
+	    NL_REQ_ATTR_CHECK(extack, nest, tb, GPSPHC_A_TIME_TAI_UTC)) {
+		NL_SET_ERR_MSG(extack,
+			       "a label needs the edge, its TAI second and TAI - UTC");
+		return -EINVAL;
+	}
+	*label = (struct gpsphc_label){
+		.seq = nla_get_u32(edge ?: sentence),
+		.sentence = sentence,
+		.tai_sec = nla_get_u64(tb[GPSPHC_A_TIME_TAI_SEC]),
+		.tai_utc = nla_get_u32(tb[GPSPHC_A_TIME_TAI_UTC]),
+		.leap = GPSPHC_LEAP_NONE,
+	};
+	if (tb[GPSPHC_A_TIME_LEAP])
+		label->leap = nla_get_u32(tb[GPSPHC_A_TIME_LEAP]);
+	if (tb[GPSPHC_A_TIME_LEAP_UTC])
+		label->leap_utc = nla_get_u64(tb[GPSPHC_A_TIME_LEAP_UTC]);
+	if (label->leap != GPSPHC_LEAP_NONE && !label->leap_utc) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[GPSPHC_A_TIME_LEAP],
+				    "a leap second needs GPSPHC_A_TIME_LEAP_UTC, the midnight ending its day");
+		return -EINVAL;
+	}
+	if (label->leap_utc % 86400) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[GPSPHC_A_TIME_LEAP_UTC],
+				    "GPSPHC_A_TIME_LEAP_UTC must be a UTC midnight (a multiple of 86400)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int gpsphc_nl_time_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[GPSPHC_A_TIME_MAX + 1];
 	struct netlink_ext_ack *extack = info->extack;
+	struct gpsphc_label label;
 	struct gpsphc_dev *gdev;
-	u32 leap = GPSPHC_LEAP_NONE;
-	u64 leap_utc = 0;
 	int ret;
 
 	/* A label moves the clock: the same right as settimeofday. */
@@ -305,41 +355,17 @@ static int gpsphc_nl_time_set_doit(struct sk_buff *skb, struct genl_info *info)
 			       gpsphc_time_policy, extack);
 	if (ret)
 		return ret;
-	if (NL_REQ_ATTR_CHECK(extack, info->attrs[GPSPHC_A_DEV_TIME], tb,
-			      GPSPHC_A_TIME_EDGE_SEQ) ||
-	    NL_REQ_ATTR_CHECK(extack, info->attrs[GPSPHC_A_DEV_TIME], tb,
-			      GPSPHC_A_TIME_TAI_SEC) ||
-	    NL_REQ_ATTR_CHECK(extack, info->attrs[GPSPHC_A_DEV_TIME], tb,
-			      GPSPHC_A_TIME_TAI_UTC)) {
-		NL_SET_ERR_MSG(extack,
-			       "a label needs the edge, its TAI second and TAI - UTC");
-		return -EINVAL;
-	}
-	if (tb[GPSPHC_A_TIME_LEAP])
-		leap = nla_get_u32(tb[GPSPHC_A_TIME_LEAP]);
-	if (tb[GPSPHC_A_TIME_LEAP_UTC])
-		leap_utc = nla_get_u64(tb[GPSPHC_A_TIME_LEAP_UTC]);
-	if (leap != GPSPHC_LEAP_NONE && !leap_utc) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[GPSPHC_A_TIME_LEAP],
-				    "a leap second needs GPSPHC_A_TIME_LEAP_UTC, the midnight ending its day");
-		return -EINVAL;
-	}
-	if (leap_utc % 86400) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[GPSPHC_A_TIME_LEAP_UTC],
-				    "GPSPHC_A_TIME_LEAP_UTC must be a UTC midnight (a multiple of 86400)");
-		return -EINVAL;
-	}
+	ret = gpsphc_nl_parse_label(info->attrs[GPSPHC_A_DEV_TIME], tb, &label,
+				    extack);
+	if (ret)
+		return ret;
 
 	mutex_lock(&gpsphc_devs_mutex);
 	gdev = gpsphc_find_dev(info);
 	if (IS_ERR(gdev))
 		ret = PTR_ERR(gdev);
 	else
-		ret = gpsphc_servo_glue_label(gdev,
-					      nla_get_u32(tb[GPSPHC_A_TIME_EDGE_SEQ]),
-					      nla_get_u64(tb[GPSPHC_A_TIME_TAI_SEC]),
-					      nla_get_u32(tb[GPSPHC_A_TIME_TAI_UTC]),
-					      leap, leap_utc, extack);
+		ret = gpsphc_servo_glue_label(gdev, &label, extack);
 	mutex_unlock(&gpsphc_devs_mutex);
 	return ret;
 }
@@ -505,12 +531,12 @@ void gpsphc_notify_state(struct gpsphc_dev *gdev)
 /**
  * gpsphc_notify_label() - multicast a label that disagreed with the count
  * @gdev: the device
- * @seq: the labelled edge
- * @tai_sec: the TAI second the label gave it
+ * @label: the label: the input it named and the TAI second it gave
  *
  * Context: process.
  */
-void gpsphc_notify_label(struct gpsphc_dev *gdev, u32 seq, u64 tai_sec)
+void gpsphc_notify_label(struct gpsphc_dev *gdev,
+			 const struct gpsphc_label *label)
 {
 	struct nlattr *nest;
 	struct sk_buff *msg;
@@ -521,8 +547,9 @@ void gpsphc_notify_label(struct gpsphc_dev *gdev, u32 seq, u64 tai_sec)
 		return;
 	nest = nla_nest_start(msg, GPSPHC_A_DEV_TIME);
 	if (!nest ||
-	    nla_put_u32(msg, GPSPHC_A_TIME_EDGE_SEQ, seq) ||
-	    nla_put_u64_64bit(msg, GPSPHC_A_TIME_TAI_SEC, tai_sec,
+	    nla_put_u32(msg, label->sentence ? GPSPHC_A_TIME_SENTENCE_SEQ :
+			GPSPHC_A_TIME_EDGE_SEQ, label->seq) ||
+	    nla_put_u64_64bit(msg, GPSPHC_A_TIME_TAI_SEC, label->tai_sec,
 			      GPSPHC_A_TIME_PAD)) {
 		nlmsg_free(msg);
 		return;

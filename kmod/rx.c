@@ -19,6 +19,8 @@ static u32 gpsphc_byte_ns(struct tty_struct *tty)
 
 static void gpsphc_rx_emit(void *ctx, const struct gpsphc_sentence *s)
 {
+	/* The servo first, so a label can never name an unknown sentence. */
+	gpsphc_servo_glue_sentence(ctx, s);
 	gpsphc_notify_sentence(ctx, s);
 }
 

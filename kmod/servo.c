@@ -618,7 +618,8 @@ static void sv_loop(struct gpsphc_servo *s,
 	sv_rms_add(s, o);
 	sv_var_add(s, o);
 	s->prev_off = o;
-	if (mag <= lock_bound && !s->trend_run)
+	/* Within lock_ns is good enough, trend or not: that is the contract. */
+	if (mag <= ic->lock_ns || (mag <= lock_bound && !s->trend_run))
 		s->lock_run++;
 	else
 		s->lock_run = 0;

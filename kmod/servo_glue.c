@@ -51,6 +51,17 @@ static void gpsphc_glue_apply_locked(struct gpsphc_dev *gdev, u64 raw,
 		gpsphc_glue_notify_locked(gdev);
 }
 
+/* Remember an input labels may name by @seq. */
+static void gpsphc_glue_ring_add(struct gpsphc_label_ring *ring, u32 seq,
+				 u64 raw)
+{
+	unsigned int i = ring->count % GPSPHC_LABEL_HISTORY;
+
+	ring->seq[i] = seq;
+	ring->raw[i] = raw;
+	ring->count++;
+}
+
 /**
  * gpsphc_servo_glue_edge() - an on-time edge for the servo and EXTTS
  * @gdev: the device
@@ -63,19 +74,49 @@ void gpsphc_servo_glue_edge(struct gpsphc_dev *gdev, u64 raw, u32 seq)
 {
 	struct gpsphc_servo_out out;
 	unsigned long flags;
-	unsigned int i;
 
 	spin_lock_irqsave(&gdev->phc_lock, flags);
-	i = gdev->label_edges % GPSPHC_LABEL_HISTORY;
-	gdev->label_seq[i] = seq;
-	gdev->label_raw[i] = raw;
-	gdev->label_edges++;
-
+	gpsphc_glue_ring_add(&gdev->edge_ring, seq, raw);
 	gpsphc_servo_edge(&gdev->servo, GPSPHC_SERVO_INPUT_PPS, raw,
 			  gpsphc_phc_tai_locked(gdev, raw), &out);
 	gpsphc_glue_apply_locked(gdev, raw, &out);
 	gpsphc_phc_leap_done_locked(gdev, gpsphc_phc_tai_locked(gdev, raw));
 	gpsphc_phc_extts_locked(gdev, raw);
+	spin_unlock_irqrestore(&gdev->phc_lock, flags);
+}
+
+/**
+ * gpsphc_servo_glue_sentence() - a sentence start, for coarse mode
+ * @gdev: the device
+ * @s: the sentence the framer found
+ *
+ * Only sentences with a good checksum are inputs: noise that happens to
+ * start with '$' must not start a second. The servo decides whether one
+ * starts a second and whether sentences steer the clock at all (not while
+ * a PPS comes); those it counts can be labelled.
+ *
+ * Context: the tty receive path.
+ */
+void gpsphc_servo_glue_sentence(struct gpsphc_dev *gdev,
+				const struct gpsphc_sentence *s)
+{
+	struct gpsphc_servo_out out;
+	unsigned long flags;
+	u64 at;
+
+	spin_lock_irqsave(&gdev->phc_lock, flags);
+	gdev->sentence_next = s->seq + 1;
+	if (s->csum != GPSPHC_CSUM_OK)
+		goto out_unlock;
+	/* The receiver's second began rx_latency_ns before the '$'. */
+	at = s->start_ns - min(s->start_ns, gdev->servo.cfg.rx_latency_ns);
+	gpsphc_servo_edge(&gdev->servo, GPSPHC_SERVO_INPUT_SENTENCE,
+			  s->start_ns, gpsphc_phc_tai_locked(gdev, at), &out);
+	if (out.flags & GPSPHC_SERVO_OUT_USED)
+		gpsphc_glue_ring_add(&gdev->sentence_ring, s->seq, s->start_ns);
+	gpsphc_glue_apply_locked(gdev, ktime_get_raw_ns(), &out);
+	gpsphc_phc_leap_done_locked(gdev, gpsphc_phc_tai_locked(gdev, at));
+out_unlock:
 	spin_unlock_irqrestore(&gdev->phc_lock, flags);
 }
 
@@ -135,53 +176,100 @@ bool gpsphc_servo_glue_take_notify(struct gpsphc_dev *gdev)
 	return due;
 }
 
-/* The raw time of on-time edge @seq, if it is among the recent ones. */
-static int gpsphc_glue_find_edge_locked(struct gpsphc_dev *gdev, u32 seq,
-					u64 *raw, struct netlink_ext_ack *extack)
+/* Why a label names no input of a ring. */
+enum gpsphc_glue_unmatched {
+	GPSPHC_GLUE_FOUND,
+	GPSPHC_GLUE_NOT_YET,
+	GPSPHC_GLUE_TOO_OLD,
+	GPSPHC_GLUE_NOT_COUNTED,
+};
+
+/*
+ * The raw time of input @seq, if it is among the recent ones of @ring;
+ * @next is the sequence number the next input of its kind will get.
+ */
+static enum gpsphc_glue_unmatched
+gpsphc_glue_find_locked(const struct gpsphc_label_ring *ring, u32 seq,
+			u32 next, u64 *raw)
 {
-	unsigned int n = min_t(unsigned int, gdev->label_edges,
-			       GPSPHC_LABEL_HISTORY);
+	unsigned int n = min_t(unsigned int, ring->count, GPSPHC_LABEL_HISTORY);
 	unsigned int i;
-	u32 oldest;
 
 	for (i = 0; i < n; i++) {
-		if (gdev->label_seq[i] == seq) {
-			*raw = gdev->label_raw[i];
-			return 0;
+		if (ring->seq[i] == seq) {
+			*raw = ring->raw[i];
+			return GPSPHC_GLUE_FOUND;
 		}
 	}
-	if (!n || (s32)(seq - READ_ONCE(gdev->pps_seq)) >= 0) {
-		NL_SET_ERR_MSG(extack, "no such edge yet: label an edge after it happened");
-		return -ENOENT;
+	if ((s32)(seq - next) >= 0)
+		return GPSPHC_GLUE_NOT_YET;
+	/* Full: the slot written next holds the oldest. */
+	if (n == GPSPHC_LABEL_HISTORY &&
+	    (s32)(seq - ring->seq[ring->count % n]) < 0)
+		return GPSPHC_GLUE_TOO_OLD;
+	return GPSPHC_GLUE_NOT_COUNTED;
+}
+
+/* The input @label names, or why there is none, in @extack. */
+static int gpsphc_glue_find_input_locked(struct gpsphc_dev *gdev,
+					 const struct gpsphc_label *label,
+					 u64 *raw, struct netlink_ext_ack *extack)
+{
+	if (!label->sentence) {
+		switch (gpsphc_glue_find_locked(&gdev->edge_ring, label->seq,
+						READ_ONCE(gdev->pps_seq), raw)) {
+		case GPSPHC_GLUE_FOUND:
+			return 0;
+		case GPSPHC_GLUE_NOT_YET:
+			NL_SET_ERR_MSG(extack,
+				       "no such edge yet: label an edge after it happened");
+			return -ENOENT;
+		case GPSPHC_GLUE_TOO_OLD:
+			NL_SET_ERR_MSG(extack,
+				       "edge too old: only the last "
+				       __stringify(GPSPHC_LABEL_HISTORY)
+				       " on-time edges can be labelled");
+			return -ENOENT;
+		default:
+			NL_SET_ERR_MSG(extack,
+				       "not an on-time edge: label the edges the events mark as assert");
+			return -EINVAL;
+		}
 	}
-	oldest = gdev->label_seq[gdev->label_edges % n];
-	if ((s32)(seq - oldest) < 0) {
+	switch (gpsphc_glue_find_locked(&gdev->sentence_ring, label->seq,
+					gdev->sentence_next, raw)) {
+	case GPSPHC_GLUE_FOUND:
+		return 0;
+	case GPSPHC_GLUE_NOT_YET:
+		NL_SET_ERR_MSG(extack, "no such sentence yet: label a sentence after it arrived");
+		return -ENOENT;
+	case GPSPHC_GLUE_TOO_OLD:
 		NL_SET_ERR_MSG(extack,
-			       "edge too old: only the last " __stringify(GPSPHC_LABEL_HISTORY)
-			       " on-time edges can be labelled");
+			       "sentence too old: only the last " __stringify(GPSPHC_LABEL_HISTORY)
+			       " sentences that started a second can be labelled");
 		return -ENOENT;
+	default:
+		NL_SET_ERR_MSG(extack,
+			       "that sentence did not start a second: coarse mode takes the first good sentence after a "
+			       __stringify(GPSPHC_SENTENCE_GAP_MS)
+			       " ms gap, and only while no PPS edge comes");
+		return -EINVAL;
 	}
-	NL_SET_ERR_MSG(extack,
-		       "not an on-time edge: label the edges the events mark as assert");
-	return -EINVAL;
 }
 
 /**
- * gpsphc_servo_glue_label() - userspace says which TAI second an edge is
+ * gpsphc_servo_glue_label() - userspace says which TAI second an input is
  * @gdev: the device
- * @seq: the on-time edge's sequence number
- * @tai_sec: TAI seconds since 1970 at that edge
- * @tai_utc: TAI - UTC at that edge
- * @leap: enum gpsphc_leap announced
- * @leap_utc: POSIX seconds of the midnight ending the leap day, or 0
+ * @label: the label: an on-time edge or a sentence, its TAI second, TAI -
+ *	UTC and the leap second announced
  * @extack: for the reason of a refusal
  *
  * Context: process (netlink).
  * Return: 0 when the label was taken (also when it disagreed and waits for
  * confirmation), else a negative errno with a message in @extack.
  */
-int gpsphc_servo_glue_label(struct gpsphc_dev *gdev, u32 seq, u64 tai_sec,
-			    u32 tai_utc, u32 leap, u64 leap_utc,
+int gpsphc_servo_glue_label(struct gpsphc_dev *gdev,
+			    const struct gpsphc_label *label,
 			    struct netlink_ext_ack *extack)
 {
 	struct gpsphc_servo_out out;
@@ -191,13 +279,13 @@ int gpsphc_servo_glue_label(struct gpsphc_dev *gdev, u32 seq, u64 tai_sec,
 	int ret;
 
 	spin_lock_irqsave(&gdev->phc_lock, flags);
-	ret = gpsphc_glue_find_edge_locked(gdev, seq, &raw, extack);
+	ret = gpsphc_glue_find_input_locked(gdev, label, &raw, extack);
 	if (ret) {
 		gdev->labels_unmatched++;
 		goto out_unlock;
 	}
 	now = ktime_get_raw_ns();
-	ret = gpsphc_servo_label(&gdev->servo, raw, tai_sec, now,
+	ret = gpsphc_servo_label(&gdev->servo, raw, label->tai_sec, now,
 				 gpsphc_phc_tai_locked(gdev, now), &out);
 	switch (ret) {
 	case GPSPHC_SERVO_LABEL_SET:
@@ -205,9 +293,9 @@ int gpsphc_servo_glue_label(struct gpsphc_dev *gdev, u32 seq, u64 tai_sec,
 	case GPSPHC_SERVO_LABEL_APPLIED:
 		disagreed = ret == GPSPHC_SERVO_LABEL_APPLIED;
 		gpsphc_glue_apply_locked(gdev, now, &out);
-		gdev->tai_utc = tai_utc;
-		gdev->leap = leap;
-		gdev->leap_utc = leap == GPSPHC_LEAP_NONE ? 0 : leap_utc;
+		gdev->tai_utc = label->tai_utc;
+		gdev->leap = label->leap;
+		gdev->leap_utc = label->leap == GPSPHC_LEAP_NONE ? 0 : label->leap_utc;
 		ret = 0;
 		break;
 	case GPSPHC_SERVO_LABEL_DISAGREE:
@@ -216,11 +304,11 @@ int gpsphc_servo_glue_label(struct gpsphc_dev *gdev, u32 seq, u64 tai_sec,
 		ret = 0;
 		break;
 	case GPSPHC_SERVO_LABEL_UNKNOWN:
-		NL_SET_ERR_MSG(extack, "the servo no longer has this edge: label a newer one");
+		NL_SET_ERR_MSG(extack, "the servo no longer has this input: label a newer one");
 		ret = -ENOENT;
 		break;
 	case GPSPHC_SERVO_LABEL_FUTURE:
-		NL_SET_ERR_MSG(extack, "the edge is later than every edge the servo has seen");
+		NL_SET_ERR_MSG(extack, "the input is later than every input the servo has seen");
 		ret = -ENOENT;
 		break;
 	case GPSPHC_SERVO_LABEL_RANGE:
@@ -239,7 +327,7 @@ out_unlock:
 
 	/* Loud: a label that disagreed, and the one that moved the count. */
 	if (disagreed)
-		gpsphc_notify_label(gdev, seq, tai_sec);
+		gpsphc_notify_label(gdev, label);
 	return ret;
 }
 

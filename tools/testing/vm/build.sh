@@ -3,7 +3,10 @@
 #
 # build.sh KVER: build gpsphc.ko and the fake UART for one Debian kernel,
 # and the initramfs that boots it with every test inside.
-# Output: tools/testing/vm/build/KVER/initramfs.cpio.gz
+# Output: tools/testing/vm/build/KVER/initramfs.cpio.gz ($GPSPHC_VM_BUILD
+# instead of tools/testing/vm/build, for a second build beside the first).
+# GPSPHC_TESTS="prog ..." puts only those test programs in the guest's
+# run list (while working on one of them).
 #
 # Kernel code must build without a single warning (W=1 for our files):
 # any compiler warning fails the build.
@@ -12,7 +15,8 @@ set -eu
 KVER=$1
 TOP=$(cd "$(dirname "$0")/../../.." && pwd)
 CACHE=${GPSPHC_CACHE:-/var/cache/gpsphc}
-OUT=$TOP/tools/testing/vm/build/$KVER
+VMBUILD=${GPSPHC_VM_BUILD:-$TOP/tools/testing/vm/build}
+OUT=$VMBUILD/$KVER
 KDIR=/lib/modules/$KVER/build
 STAGE=$OUT/root
 
@@ -43,7 +47,7 @@ kbuild_module gpsphc "$TOP/Kbuild" "$TOP/kmod"
 	kbuild_module gpsphc_sim "$TOP"/tools/testing/gpsphc_sim/*.[ch] "$TOP"/tools/testing/gpsphc_sim/Kbuild
 
 # Userspace programs are the same for both kernels; build them once.
-USR=$TOP/tools/testing/vm/build/user
+USR=$VMBUILD/user
 mkdir -p "$USR"
 make -s -C "$TOP/tools/testing/selftests/gpsphc" OUTPUT="$USR/selftests" >&2 ||
 	die "building the selftests failed"
@@ -63,6 +67,7 @@ cp "$OUT/gpsphc/gpsphc.ko" "$STAGE/lib/gpsphc/"
 install -m 0755 "$TOP/tools/testing/vm/guest/init" "$STAGE/init"
 cp "$TOP"/tools/testing/vm/guest/*.sh "$STAGE/tests/"
 cp -r "$USR/selftests/." "$STAGE/tests/"
+[ -z "${GPSPHC_TESTS:-}" ] || echo "$GPSPHC_TESTS" | tr ' ' '\n' >"$STAGE/tests/run.list"
 printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$STAGE/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$STAGE/etc/group"
 echo "$KVER" >"$STAGE/etc/kver"

@@ -5,7 +5,8 @@
 # KVM hangs on these machines) and stream the guest's serial console to
 # stdout. MODE (check or demo) tells the guest's init what to run. The
 # guest prints GPSPHC-DONE before it powers off; a guest that does not
-# within TIMEOUT seconds is killed and reported as hung.
+# within TIMEOUT seconds is killed and reported as hung. GPSPHC_VM_BUILD:
+# as for build.sh.
 # Single-threaded TCG: multi-threaded TCG occasionally mis-executes the
 # kernel's live code patching (seen: "Oops: int3" in get_random_u32 on
 # 6.12, about one boot in 15).
@@ -16,7 +17,7 @@ MODE=$2
 TIMEOUT=${3:-600}
 TOP=$(cd "$(dirname "$0")/../../.." && pwd)
 CACHE=${GPSPHC_CACHE:-/var/cache/gpsphc}
-OUT=$TOP/tools/testing/vm/build/$KVER
+OUT=${GPSPHC_VM_BUILD:-$TOP/tools/testing/vm/build}/$KVER
 
 log=$OUT/console.log
 set +e

@@ -466,6 +466,7 @@ static inline void nlt_parse_servo(const struct nlattr *nest, struct nlt_servo *
 /* GPSPHC_A_DEV_TIME, decoded (a LABEL_NTF echoes the label). */
 struct nlt_time {
 	bool present, has_seq, has_tai, has_tai_utc, has_leap, has_leap_utc;
+	bool sentence;		/* @seq came as GPSPHC_A_TIME_SENTENCE_SEQ */
 	uint32_t seq;
 	uint64_t tai_sec;
 	uint32_t tai_utc;
@@ -486,6 +487,12 @@ static inline void nlt_parse_time(const struct nlattr *nest, struct nlt_time *t)
 		t->seq = nlt_u32(tb[GPSPHC_A_TIME_EDGE_SEQ]);
 		t->has_seq = true;
 	}
+	if (tb[GPSPHC_A_TIME_SENTENCE_SEQ] &&
+	    nlt_len(tb[GPSPHC_A_TIME_SENTENCE_SEQ]) == 4) {
+		t->seq = nlt_u32(tb[GPSPHC_A_TIME_SENTENCE_SEQ]);
+		t->sentence = true;
+		t->has_seq = !t->has_seq;	/* exactly one of the two */
+	}
 	if (tb[GPSPHC_A_TIME_TAI_SEC] && nlt_len(tb[GPSPHC_A_TIME_TAI_SEC]) == 8) {
 		t->tai_sec = nlt_u64(tb[GPSPHC_A_TIME_TAI_SEC]);
 		t->has_tai = true;
@@ -505,20 +512,27 @@ static inline void nlt_parse_time(const struct nlattr *nest, struct nlt_time *t)
 }
 
 /*
- * GPSPHC_CMD_TIME_SET: label on-time edge @seq of device @id with TAI
- * second @tai, TAI - UTC @tai_utc; @leap 0 leaves GPSPHC_A_TIME_LEAP out,
+ * GPSPHC_CMD_TIME_SET naming input @seq by attribute @seq_attr
+ * (GPSPHC_A_TIME_EDGE_SEQ or _SENTENCE_SEQ; 0 leaves it out, and
+ * @seq_attr2, if not 0, adds a second one with the same value): TAI second
+ * @tai, TAI - UTC @tai_utc; @leap 0 leaves GPSPHC_A_TIME_LEAP out,
  * @leap_utc 0 leaves GPSPHC_A_TIME_LEAP_UTC out.
  */
-static inline int nlt_time_set(struct nlt_sock *s, uint32_t id, uint32_t seq,
-			       uint64_t tai, uint32_t tai_utc, uint32_t leap,
-			       uint64_t leap_utc, struct nlt_result *res)
+static inline int nlt_time_set_by(struct nlt_sock *s, uint32_t id,
+				  uint16_t seq_attr, uint16_t seq_attr2,
+				  uint32_t seq, uint64_t tai, uint32_t tai_utc,
+				  uint32_t leap, uint64_t leap_utc,
+				  struct nlt_result *res)
 {
 	struct nlt_msg m;
 
 	nlt_gpsphc_init(s, &m, GPSPHC_CMD_TIME_SET, 0);
 	nlt_put_u32(&m, GPSPHC_A_DEV_ID, id);
 	nlt_nest_start(&m, GPSPHC_A_DEV_TIME);
-	nlt_put_u32(&m, GPSPHC_A_TIME_EDGE_SEQ, seq);
+	if (seq_attr)
+		nlt_put_u32(&m, seq_attr, seq);
+	if (seq_attr2)
+		nlt_put_u32(&m, seq_attr2, seq);
 	nlt_put_u64(&m, GPSPHC_A_TIME_TAI_SEC, tai);
 	nlt_put_u32(&m, GPSPHC_A_TIME_TAI_UTC, tai_utc);
 	if (leap)
@@ -527,6 +541,15 @@ static inline int nlt_time_set(struct nlt_sock *s, uint32_t id, uint32_t seq,
 		nlt_put_u64(&m, GPSPHC_A_TIME_LEAP_UTC, leap_utc);
 	nlt_nest_end(&m);
 	return nlt_request(s, &m, NULL, NULL, res);
+}
+
+/* GPSPHC_CMD_TIME_SET labelling on-time edge @seq; see nlt_time_set_by(). */
+static inline int nlt_time_set(struct nlt_sock *s, uint32_t id, uint32_t seq,
+			       uint64_t tai, uint32_t tai_utc, uint32_t leap,
+			       uint64_t leap_utc, struct nlt_result *res)
+{
+	return nlt_time_set_by(s, id, GPSPHC_A_TIME_EDGE_SEQ, 0, seq, tai,
+			       tai_utc, leap, leap_utc, res);
 }
 
 /* ---- device replies --------------------------------------------------------- */
@@ -770,6 +793,18 @@ static inline void nlt_events_free(struct nlt_events *q)
 	free(q->ev);
 	q->ev = NULL;
 	q->n = q->cap = 0;
+}
+
+/*
+ * An nlt_sock mcast_fn: keep a notification that came while a request
+ * waited for its ack in the struct nlt_events @arg.
+ */
+static inline void nlt_events_keep(const struct nlmsghdr *nlh, void *arg)
+{
+	struct nlt_event e;
+
+	nlt_parse_event(nlh, &e);
+	nlt_events_push(arg, &e);
 }
 
 /* Events of one kind, counted. */

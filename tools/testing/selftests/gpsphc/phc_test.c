@@ -137,16 +137,6 @@ static const char *state_name(uint32_t s)
 
 /* ---- set-up ---------------------------------------------------------------- */
 
-/* A notification that came while a request waited for its ack: keep it. */
-static void keep_mcast(const struct nlmsghdr *nlh, void *arg)
-{
-	struct ctx *c = arg;
-	struct nlt_event e;
-
-	nlt_parse_event(nlh, &e);
-	nlt_events_push(c->q, &e);
-}
-
 static void ctx_setup(struct __test_metadata *_metadata, struct ctx *c)
 {
 	int ret;
@@ -159,8 +149,8 @@ static void ctx_setup(struct __test_metadata *_metadata, struct ctx *c)
 	ASSERT_EQ(0, nlt_subscribe(&c->nl));
 	c->q = calloc(1, sizeof(*c->q));
 	ASSERT_NE(NULL, c->q);
-	c->nl.mcast_fn = keep_mcast;
-	c->nl.mcast_arg = c;
+	c->nl.mcast_fn = nlt_events_keep;
+	c->nl.mcast_arg = c->q;
 }
 
 static void rx_detach(struct rx *rx)
@@ -1932,6 +1922,23 @@ static void b_seq_falling(struct nlt_msg *m, uint32_t id, uint32_t seq)
 	nlt_nest_end(m);
 }
 
+static void b_both_seq(struct nlt_msg *m, uint32_t id, uint32_t seq)
+{
+	nlt_put_u32(m, GPSPHC_A_DEV_ID, id);
+	put_time(m, seq, 1, T0, 1, 37, 1);
+	nlt_put_u32(m, GPSPHC_A_TIME_SENTENCE_SEQ, 0);
+	nlt_nest_end(m);
+}
+
+/* No sentence has come: coarse_test has the refusals of real ones. */
+static void b_sentence_none(struct nlt_msg *m, uint32_t id, uint32_t seq)
+{
+	nlt_put_u32(m, GPSPHC_A_DEV_ID, id);
+	put_time(m, seq, 0, T0, 1, 37, 1);
+	nlt_put_u32(m, GPSPHC_A_TIME_SENTENCE_SEQ, 0);
+	nlt_nest_end(m);
+}
+
 static const struct ts_case ts_cases[] = {
 	{ "no DEV_ID", EINVAL, GPSPHC_A_DEV_ID, false, b_no_id },
 	{ "no DEV_TIME", EINVAL, GPSPHC_A_DEV_TIME, false, b_no_time },
@@ -1949,6 +1956,8 @@ static const struct ts_case ts_cases[] = {
 	{ "unknown device", ENODEV, 0, false, b_id_999 },
 	{ "seq not seen yet", -1, 0, true, b_seq_future },
 	{ "seq of a falling edge", -1, 0, true, b_seq_falling },
+	{ "EDGE_SEQ and SENTENCE_SEQ", EINVAL, 0, false, b_both_seq },
+	{ "SENTENCE_SEQ, no sentence yet", ENOENT, 0, true, b_sentence_none },
 };
 
 /*
