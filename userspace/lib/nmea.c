@@ -72,6 +72,20 @@ static int hexval(char c)
 	return -1;
 }
 
+bool nmea_checksum_good(const char *s, size_t len)
+{
+	int hi, lo;
+
+	while (len && (s[len - 1] == '\n' || s[len - 1] == '\r'))
+		len--;
+	if (len < 4 || (s[0] != '$' && s[0] != '!') || s[len - 3] != '*')
+		return false;
+	hi = hexval(s[len - 2]);
+	lo = hexval(s[len - 1]);
+	return hi >= 0 && lo >= 0 &&
+	       nmea_checksum(s + 1, len - 4) == (hi << 4 | lo);
+}
+
 static bool all_digits(const char *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++)

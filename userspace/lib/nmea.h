@@ -82,6 +82,15 @@ int nmea_parse(const char *s, size_t len, struct nmea_msg *m,
 /* XOR of the bytes between '$' and '*' (exclusive). */
 uint8_t nmea_checksum(const char *body, size_t len);
 
+/*
+ * The kernel framer's "good checksum" (GPSPHC_CSUM_OK): @s starts with '$'
+ * or '!' and, trailing CR/LF dropped, ends in '*' and two hex digits
+ * (either case) equal to the XOR of the bytes between.  Nothing else is
+ * checked: this says whether the kernel counts the sentence in coarse mode
+ * (a sentence that starts a second), not whether it can be parsed.
+ */
+bool nmea_checksum_good(const char *s, size_t len);
+
 const char *nmea_kind_name(enum nmea_kind k);
 const char *nmea_err_name(int err);
 

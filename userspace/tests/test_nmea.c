@@ -330,4 +330,63 @@ TEST(talkers_and_checksum_case)
 	}
 }
 
+/*
+ * The kernel framer's good-checksum rule, which decides what can start a
+ * second in coarse mode: any sentence type (GSV, AIS '!'), nothing parsed.
+ */
+FIXTURE(csum) {};
+FIXTURE_VARIANT(csum) {
+	const char *s;
+	bool good;
+};
+FIXTURE_SETUP(csum) {}
+FIXTURE_TEARDOWN(csum) {}
+
+FIXTURE_VARIANT_ADD(csum, rmc_good) {
+	.s = "$GPRMC,123519,A,4807.038,N,01131.000,E,022.4,084.4,230394,003.1,W*6A",
+	.good = true,
+};
+FIXTURE_VARIANT_ADD(csum, lowercase_crlf) {
+	.s = "$GNZDA,120000.000,29,02,2024,,*46\r\n", .good = true,
+};
+/* a sentence the parser does not use still has a good checksum */
+FIXTURE_VARIANT_ADD(csum, gsv_good) {
+	.s = "$GPGSV,1,1,01,10,63,137,17*4F", .good = true,
+};
+/* AIS: the framer starts sentences at '!' too */
+FIXTURE_VARIANT_ADD(csum, ais_good) {
+	.s = "!AIVDM,1,1,,A,13aGmP0P00PD;88MD5MTDww@2<0L,0*23", .good = true,
+};
+FIXTURE_VARIANT_ADD(csum, rmc_wrong) {
+	.s = "$GPRMC,123519,A,4807.038,N,01131.000,E,022.4,084.4,230394,003.1,W*6B",
+};
+FIXTURE_VARIANT_ADD(csum, missing) {
+	.s = "$GPRMC,123519,A,4807.038,N,01131.000,E,022.4,084.4,230394,003.1,W",
+};
+FIXTURE_VARIANT_ADD(csum, not_hex) {
+	.s = "$GNZDA,120000.000,29,02,2024,,*4G",
+};
+FIXTURE_VARIANT_ADD(csum, one_digit) {
+	.s = "$GNZDA,120000.000,29,02,2024,,*6",
+};
+FIXTURE_VARIANT_ADD(csum, text_after_checksum) {
+	.s = "$GNZDA,120000.000,29,02,2024,,*46 ",
+};
+FIXTURE_VARIANT_ADD(csum, no_start_byte) {
+	.s = "GNZDA,120000.000,29,02,2024,,*46",
+};
+FIXTURE_VARIANT_ADD(csum, too_short) {
+	.s = "$*0",
+};
+/* the shortest sentence: empty body, XOR 0 */
+FIXTURE_VARIANT_ADD(csum, empty_body) {
+	.s = "$*00", .good = true,
+};
+
+TEST_F(csum, good_as_the_kernel_says)
+{
+	EXPECT_EQ(variant->good,
+		  nmea_checksum_good(variant->s, strlen(variant->s)));
+}
+
 TEST_HARNESS_MAIN
