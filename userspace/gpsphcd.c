@@ -324,8 +324,8 @@ int main(int argc, char **argv)
 	ret = replay_run(in, o.replay, &p);
 	if (in != stdin)
 		fclose(in);
-	fprintf(stderr, "gpsphcd: replay of %s: %lu edges labelled, %lu held by the guard, %lu refused before the pivot\n",
-		o.replay, p.labels, p.held, p.rejected);
+	fprintf(stderr, "gpsphcd: replay of %s: %lu edges labelled (%lu of them sentences, coarse mode), %lu held by the guard, %lu refused before the pivot\n",
+		o.replay, p.labels, p.coarse_labels, p.held, p.rejected);
 	if (state && p.have_last_good) {
 		char utc[32];
 		int64_t u;

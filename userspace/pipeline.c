@@ -72,13 +72,26 @@ static void label(struct pipeline *p, const struct pp_pending *s)
 {
 	struct gp_err e;
 	struct pp_label l = { 0 };
+	struct assoc_cfg a = p->assoc;
 	char got[32], want[32];
 	int64_t edge, delay, expected;
 	enum guard_verdict v;
 
-	if (assoc_pick(&p->assoc, s->t_ns, p->have_edge ? p->edge_ns : INT64_MIN,
+	/* In coarse mode a sentence that starts a second is its own edge. */
+	if (p->coarse)
+		a.offset_ns = 0;
+
+	if (assoc_pick(&a, s->t_ns, p->have_edge ? p->edge_ns : INT64_MIN,
 		       &edge, &delay, &e)) {
-		LOG("%s\n", e.msg);
+		if (!p->coarse)
+			LOG("%s\n", e.msg);
+		else if (delay >= 1000000000)
+			LOG("sentence at %" PRId64 " ns: no sentence started its second (none came %d ms after the one before), so it labels nothing (coarse mode); the receiver's output leaves no quiet gap: send fewer sentences or raise the baud rate\n",
+			    s->t_ns, GPSPHC_SENTENCE_GAP_MS);
+		else
+			LOG("sentence at %" PRId64 " ns came %" PRId64 " ms after the first sentence of its second, outside the %" PRId64 " ms window or within %" PRId64 " ms of half a second: not used (coarse mode); raise --window if the receiver sends its time late in the second\n",
+			    s->t_ns, delay / 1000000, a.window_ns / 1000000,
+			    a.margin_ns / 1000000);
 		return;
 	}
 	if (p->edge_done) {
@@ -121,6 +134,7 @@ static void label(struct pipeline *p, const struct pp_pending *s)
 	p->edge_done = true;
 	p->edge_tai = s->lab.tai;
 	l.edge_ns = edge;
+	l.coarse = p->coarse;
 	l.tai = s->lab.tai;
 	l.utc = s->lab.utc;
 	l.sec60 = s->lab.sec60;
@@ -128,6 +142,7 @@ static void label(struct pipeline *p, const struct pp_pending *s)
 	l.behind_weeks = s->behind_weeks;
 	note_leap(p, &l);
 	p->labels++;
+	p->coarse_labels += l.coarse;
 	p->have_last_good = true;
 	p->last_good_tai = l.tai;
 	if (l.utc - PP_PIVOT_SLACK > p->pivot.utc)
@@ -141,7 +156,7 @@ static void drain(struct pipeline *p, int64_t now, bool inclusive)
 	unsigned int i = 0;
 
 	while (i < p->nq) {
-		int64_t t = p->q[i].t_ns - p->assoc.offset_ns;
+		int64_t t = p->q[i].t_ns - (p->coarse ? 0 : p->assoc.offset_ns);
 
 		if (t > now || (t == now && !inclusive)) {
 			i++;
@@ -157,6 +172,12 @@ static void drain(struct pipeline *p, int64_t now, bool inclusive)
 void pipeline_edge(struct pipeline *p, int64_t t_ns)
 {
 	drain(p, t_ns, false);
+	if (p->coarse) {
+		p->coarse = false;
+		LOG("PPS edges back: labelling edges (coarse mode ends)\n");
+	}
+	p->have_pps = true;
+	p->pps_ns = t_ns;
 	p->have_edge = true;
 	p->edge_ns = t_ns;
 	p->edge_done = false;
@@ -222,11 +243,49 @@ static bool resolve(struct pipeline *p, int64_t t_ns, const char *s,
 	return true;
 }
 
+bool pipeline_starts_second(const struct pipeline *p, int64_t t_ns)
+{
+	if (p->have_good && t_ns - p->last_good_ns < PP_SENTENCE_GAP_NS)
+		return false;
+	if (p->have_pps)
+		return t_ns - p->pps_ns >= PP_COARSE_AFTER_NS;
+	return p->have_good && t_ns - p->first_good_ns >= PP_COARSE_START_NS;
+}
+
+/* A sentence with a good checksum: coarse mode's bookkeeping. */
+static void good_sentence(struct pipeline *p, int64_t t_ns)
+{
+	bool start = pipeline_starts_second(p, t_ns);
+
+	if (!p->have_good)
+		p->first_good_ns = t_ns;
+	p->have_good = true;
+	p->last_good_ns = t_ns;
+	if (!start)
+		return;
+	/* What waits belongs to the previous second (or edge). */
+	drain(p, INT64_MAX, true);
+	if (!p->coarse) {
+		if (p->have_pps)
+			LOG("no PPS edge for %" PRId64 " s: coarse mode, the first sentence of each second stands in for the edge (millisecond accuracy); check the PPS wiring (DCD)\n",
+			    (t_ns - p->pps_ns) / 1000000000);
+		else
+			LOG("no PPS edge in the first %" PRId64 " s of sentences: coarse mode, the first sentence of each second stands in for the edge (millisecond accuracy); check the PPS wiring (DCD)\n",
+			    (t_ns - p->first_good_ns) / 1000000000);
+	}
+	p->coarse = true;
+	p->have_edge = true;
+	p->edge_ns = t_ns;
+	p->edge_done = false;
+}
+
 void pipeline_sentence(struct pipeline *p, int64_t t_ns, const char *s,
 		       size_t len)
 {
 	struct pp_pending pend;
 
+	if (nmea_checksum_good(s, len))
+		good_sentence(p, t_ns);
 	if (!resolve(p, t_ns, s, len, &pend))
 		return;
 	if (p->nq == PP_QUEUE) {

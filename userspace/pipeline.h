@@ -8,6 +8,15 @@
  * Live mode feeds the same two functions from the kernel's netlink events
  * (PPS edge: its raw timestamp; SENTENCE: the timestamp of its first byte)
  * and turns each label into a TIME_SET command.
+ *
+ * Coarse mode (no PPS wire), by the kernel's rules (see GPSPHC_CMD_TIME_SET
+ * in linux/gpsphc.h): a sentence with a good checksum that began at least
+ * GPSPHC_SENTENCE_GAP_MS after the previous one with a good checksum (or
+ * the first ever) starts a second.  While no on-time edge has come for
+ * GPSPHC_COARSE_AFTER_S, or none ever has and the first good sentence is
+ * PP_COARSE_START_NS old, such a sentence stands in for the edge of its
+ * burst: the burst's time sentences label it (offset 0, the usual window).
+ * An edge ends coarse mode.
  */
 #ifndef GPSPHCD_PIPELINE_H
 #define GPSPHCD_PIPELINE_H
@@ -20,9 +29,22 @@
 #include "era.h"
 #include "guard.h"
 #include "leap.h"
+#include "linux/gpsphc.h"
+
+/* The kernel's coarse-mode rules, in the pipeline's nanoseconds. */
+#define PP_SENTENCE_GAP_NS	(GPSPHC_SENTENCE_GAP_MS * 1000000LL)
+#define PP_COARSE_AFTER_NS	(GPSPHC_COARSE_AFTER_S * 1000000000LL)
+/*
+ * gpsphcd's own policy: with no edge ever, coarse mode waits until the
+ * first good sentence is this old, so that a PPS which starts just after
+ * the first sentence (start-up) is not overtaken by sentence labels.
+ */
+#define PP_COARSE_START_NS	2000000000LL
 
 struct pp_label {
-	int64_t edge_ns;	/* CLOCK_MONOTONIC_RAW of the PPS edge */
+	int64_t edge_ns;	/* CLOCK_MONOTONIC_RAW of the PPS edge, or in
+				 * coarse mode of the sentence standing in */
+	bool coarse;		/* edge_ns is a sentence that starts a second */
 	int64_t tai;		/* PTP seconds of that edge */
 	int64_t utc;		/* UTC seconds (23:59:60 -> next 00:00:00) */
 	bool sec60;
@@ -52,9 +74,16 @@ struct pipeline {
 	void *ctx;
 
 	bool have_edge;
-	int64_t edge_ns;		/* last edge */
+	int64_t edge_ns;		/* last edge, or in coarse mode the
+					 * last sentence that starts a second */
 	bool edge_done;			/* it has a label */
 	int64_t edge_tai;
+
+	bool coarse;			/* edge_ns is a sentence (see above) */
+	bool have_pps;			/* an on-time edge has come */
+	int64_t pps_ns;			/* the last one */
+	bool have_good;			/* a sentence with a good checksum has */
+	int64_t first_good_ns, last_good_ns;
 
 	struct pp_pending q[PP_QUEUE];	/* resolved, waiting for t - offset */
 	unsigned int nq;
@@ -66,6 +95,7 @@ struct pipeline {
 	int64_t warned_expired_utc;	/* repeat the warning daily */
 	int64_t leap_announced;
 	unsigned long labels, held, rejected;
+	unsigned long coarse_labels;	/* of labels, sentences */
 };
 
 /* Pivot slack: a sentence about a second just before the last good time
@@ -81,8 +111,15 @@ void pipeline_init(struct pipeline *p, int64_t floor_utc,
 		   const struct leap_table *leap, const struct assoc_cfg *a,
 		   unsigned int guard_n, pp_emit_fn emit, void *ctx);
 void pipeline_edge(struct pipeline *p, int64_t t_ns);
+/* Any sentence: its checksum is checked here (coarse mode counts it). */
 void pipeline_sentence(struct pipeline *p, int64_t t_ns, const char *s,
 		       size_t len);
+/*
+ * Would a sentence with a good checksum at @t_ns, given next, stand in for
+ * an edge (coarse mode, the first of its second)?  Live mode asks before
+ * pipeline_sentence(), to find that sentence again when a label names it.
+ */
+bool pipeline_starts_second(const struct pipeline *p, int64_t t_ns);
 /* End of input: process what waits for a later timestamp. */
 void pipeline_flush(struct pipeline *p);
 

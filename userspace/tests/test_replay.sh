@@ -51,7 +51,7 @@ run() {
 }
 
 echo "TAP version 13"
-echo "1..13"
+echo "1..$(($(ls "$here"/captures/*.log | wc -l) + 13))"
 for log in "$here"/captures/*.log; do
 	name=$(basename "$log" .log)
 	opts=$(sed -n 's/^# Replay: gpsphcd --replay [^ ]* *//p' "$log")
@@ -110,6 +110,32 @@ run gn-faults-2024 "$here/captures/gn-faults-2024.expected" \
 	--not-before 2024-01-01
 ! grep -q "expired" "$tmp/err"
 ok $? "no expiry warning while the data is current"
+
+# Coarse mode: each switch is said once on stderr, with the reason.
+run coarse-pps-lost-2025 "$here/captures/coarse-pps-lost-2025.expected" \
+	--not-before 2025-01-01 &&
+	[ "$(grep -c ": coarse mode, " "$tmp/err")" -eq 1 ] &&
+	grep -qx "gpsphcd: no PPS edge for 600 s: coarse mode, the first sentence of each second stands in for the edge (millisecond accuracy); check the PPS wiring (DCD)" "$tmp/err" &&
+	[ "$(grep -c "PPS edges back: labelling edges" "$tmp/err")" -eq 1 ]
+ok $? "coarse mode: PPS lost for 600 s and back, each switch logged once"
+
+run coarse-no-pps-2025 "$here/captures/coarse-no-pps-2025.expected" \
+	--not-before 2025-01-01 &&
+	[ "$(grep -c ": coarse mode, " "$tmp/err")" -eq 1 ] &&
+	grep -q "no PPS edge in the first 2 s of sentences: coarse mode, " "$tmp/err"
+ok $? "coarse mode: no PPS at start-up, entered once after 2 s"
+
+# In coarse mode the sentence that starts a second is its own edge: the
+# receiver offset (for PPS edges) does not apply.
+run coarse-no-pps-2025 "$here/captures/coarse-no-pps-2025.expected" \
+	--not-before 2025-01-01 --offset -600
+ok $? "coarse mode: --offset does not move sentence labels"
+
+# The summary counts the labels that named sentences.
+run coarse-pps-lost-2025 "$here/captures/coarse-pps-lost-2025.expected" \
+	--not-before 2025-01-01 &&
+	grep -q "16 edges labelled (6 of them sentences, coarse mode)" "$tmp/err"
+ok $? "coarse mode: replay summary counts sentence labels"
 
 # A malformed capture line is an error with its line number.
 printf 'P 1000\nX 2000\n' >"$tmp/bad.log"
