@@ -43,10 +43,18 @@ static void on_signal(int sig)
 	live_stop = 1;
 }
 
-/* On-time edges a label may name (the kernel keeps as many). */
-#define LIVE_EDGES	GPSPHC_LABEL_HISTORY
+/*
+ * On-time edges, or in coarse mode sentences that start a second, a label
+ * may name (the kernel keeps as many of each): raw timestamp -> seq.
+ */
+#define LIVE_RING	GPSPHC_LABEL_HISTORY
 /* Save the last-good time every this many labels (about a minute). */
 #define LIVE_SAVE_EVERY	60
+
+struct live_ring {
+	struct { uint64_t raw; uint32_t seq; } e[LIVE_RING];
+	unsigned int n;		/* total added; ring index n % LIVE_RING */
+};
 
 struct live {
 	const struct live_opts *o;
@@ -55,8 +63,8 @@ struct live {
 	struct nl_sock *req;	/* requests: their answers never mix with events */
 	int family;
 	uint32_t dev_id;
-	struct { uint64_t raw; uint32_t seq; } edges[LIVE_EDGES];
-	unsigned int n_edges;	/* total seen; ring index n_edges % LIVE_EDGES */
+	struct live_ring edges;		/* on-time PPS edges */
+	struct live_ring sentences;	/* sentences that start a second */
 	unsigned long labels_sent;
 	int64_t last_tai;
 	bool have_last;
@@ -292,6 +300,26 @@ static int live_setup_netlink(struct live *l, const char *tty_name)
 	return 0;
 }
 
+static void live_ring_add(struct live_ring *r, uint64_t raw, uint32_t seq)
+{
+	r->e[r->n % LIVE_RING].raw = raw;
+	r->e[r->n % LIVE_RING].seq = seq;
+	r->n++;
+}
+
+static bool live_ring_find(const struct live_ring *r, int64_t raw,
+			   uint32_t *seq)
+{
+	unsigned int i, n = r->n < LIVE_RING ? r->n : LIVE_RING;
+
+	for (i = 0; i < n; i++)
+		if ((int64_t)r->e[i].raw == raw) {
+			*seq = r->e[i].seq;
+			return true;
+		}
+	return false;
+}
+
 static void live_pps(struct live *l, struct nlattr *nest)
 {
 	struct nlattr *tb[GPSPHC_A_PPS_MAX + 1];
@@ -312,9 +340,7 @@ static void live_pps(struct live *l, struct nlattr *nest)
 		       assert, raw, real);
 	if (!assert)
 		return;
-	l->edges[l->n_edges % LIVE_EDGES].raw = raw;
-	l->edges[l->n_edges % LIVE_EDGES].seq = nla_get_u32(tb[GPSPHC_A_PPS_SEQ]);
-	l->n_edges++;
+	live_ring_add(&l->edges, raw, nla_get_u32(tb[GPSPHC_A_PPS_SEQ]));
 	if (l->o->record)
 		record_edge(l->o->record, (int64_t)raw);
 	pipeline_edge(l->p, (int64_t)raw);
@@ -353,19 +379,10 @@ static void live_sentence(struct live *l, struct nlattr *nest)
 		return;
 	if (l->o->record)
 		record_sentence(l->o->record, (int64_t)raw, data, (size_t)len);
+	/* Known before the pipeline runs: a label may name it at once. */
+	if (pipeline_starts_second(l->p, (int64_t)raw))
+		live_ring_add(&l->sentences, raw, nla_get_u32(tb[GPSPHC_A_SENT_SEQ]));
 	pipeline_sentence(l->p, (int64_t)raw, data, (size_t)len);
-}
-
-static bool live_edge_seq(const struct live *l, int64_t raw, uint32_t *seq)
-{
-	unsigned int i, n = l->n_edges < LIVE_EDGES ? l->n_edges : LIVE_EDGES;
-
-	for (i = 0; i < n; i++)
-		if ((int64_t)l->edges[i].raw == raw) {
-			*seq = l->edges[i].seq;
-			return true;
-		}
-	return false;
 }
 
 static void live_save_state(struct live *l)
@@ -384,19 +401,24 @@ static void live_save_state(struct live *l)
 			l->o->state, strerror(errno));
 }
 
-/* The pipeline labelled an edge: print it and tell the kernel. */
+/*
+ * The pipeline labelled an edge, or in coarse mode a sentence that starts
+ * a second: print it and tell the kernel.
+ */
 static void live_label(void *ctx, const struct pp_label *lab)
 {
 	struct live *l = ctx;
+	const char *input = lab->coarse ? "sentence" : "edge";
 	struct nlattr *nest;
 	struct nl_msg *msg;
 	char what[96];
 	uint32_t seq;
 
 	pp_print_label(stdout, lab);
-	if (!live_edge_seq(l, lab->edge_ns, &seq)) {
-		fprintf(stderr, "gpsphcd: the edge at %" PRId64 " ns is older than the last %d: not labelled\n",
-			lab->edge_ns, LIVE_EDGES);
+	if (!live_ring_find(lab->coarse ? &l->sentences : &l->edges,
+			    lab->edge_ns, &seq)) {
+		fprintf(stderr, "gpsphcd: the %s at %" PRId64 " ns is older than the last %d: not labelled\n",
+			input, lab->edge_ns, LIVE_RING);
 		return;
 	}
 	msg = live_msg(l, GPSPHC_CMD_TIME_SET);
@@ -404,7 +426,8 @@ static void live_label(void *ctx, const struct pp_label *lab)
 		return;
 	if (nla_put_u32(msg, GPSPHC_A_DEV_ID, l->dev_id) ||
 	    !(nest = nla_nest_start(msg, GPSPHC_A_DEV_TIME)) ||
-	    nla_put_u32(msg, GPSPHC_A_TIME_EDGE_SEQ, seq) ||
+	    nla_put_u32(msg, lab->coarse ? GPSPHC_A_TIME_SENTENCE_SEQ :
+			GPSPHC_A_TIME_EDGE_SEQ, seq) ||
 	    nla_put_u64(msg, GPSPHC_A_TIME_TAI_SEC, (uint64_t)lab->tai) ||
 	    nla_put_u32(msg, GPSPHC_A_TIME_TAI_UTC, (uint32_t)lab->tai_utc) ||
 	    (lab->leap_pending &&
@@ -415,7 +438,8 @@ static void live_label(void *ctx, const struct pp_label *lab)
 		return;
 	}
 	nla_nest_end(msg, nest);
-	snprintf(what, sizeof(what), "labelling edge %" PRIu32 " as TAI %" PRId64, seq, lab->tai);
+	snprintf(what, sizeof(what), "labelling %s %" PRIu32 "%s as TAI %" PRId64,
+		 input, seq, lab->coarse ? " (coarse mode)" : "", lab->tai);
 	if (!live_request(l, msg, what, NULL)) {
 		l->last_tai = lab->tai;
 		l->have_last = true;
