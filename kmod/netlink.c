@@ -262,6 +262,13 @@ static int gpsphc_nl_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
 			       "changing gpsphc settings needs CAP_NET_ADMIN");
 		return -EPERM;
 	}
+	/* The scale moves what the clock reads by TAI - UTC: like settime. */
+	if (info->attrs[GPSPHC_A_DEV_SCALE] &&
+	    !netlink_capable(skb, CAP_SYS_TIME)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[GPSPHC_A_DEV_SCALE],
+				    "changing the clock's time scale needs CAP_SYS_TIME");
+		return -EPERM;
+	}
 	if (GENL_REQ_ATTR_CHECK(info, GPSPHC_A_DEV_ID)) {
 		NL_SET_ERR_MSG(info->extack,
 			       "dev-set needs GPSPHC_A_DEV_ID, the device to change");

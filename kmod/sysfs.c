@@ -5,6 +5,7 @@
  * counters sit in statistics/, as a network device's do.
  */
 
+#include <linux/capability.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
@@ -145,6 +146,9 @@ static ssize_t scale_store(struct device *dev, struct device_attribute *attr,
 {
 	int scale = gpsphc_match_name(gpsphc_scale_names, GPSPHC_SCALE_MAX, buf);
 
+	/* It moves what the clock reads by TAI - UTC: like settime. */
+	if (!capable(CAP_SYS_TIME))
+		return -EPERM;
 	if (scale < 0)
 		return scale;
 	gpsphc_servo_glue_set_u64(to_gpsphc_dev(dev), GPSPHC_A_DEV_SCALE, scale);

@@ -135,7 +135,8 @@
  * dev-get replies also hold GPSPHC_A_DEV_PTP_INDEX (N of /dev/ptpN) and
  * the settings below, which dev-set changes (each optional):
  *
- *    GPSPHC_A_DEV_SCALE: NLA_U32, enum gpsphc_scale: TAI (default) or UTC
+ *    GPSPHC_A_DEV_SCALE: NLA_U32, enum gpsphc_scale: TAI (default) or UTC;
+ *        changing it needs CAP_SYS_TIME too (it moves what the clock reads)
  *    GPSPHC_A_DEV_STEP_NS: NLA_U64, offsets above this are stepped, not
  *        slewed (1000..1000000000, default 20000000)
  *    GPSPHC_A_DEV_CONFIRM_N: NLA_U32, labels needed to move the count

@@ -2053,9 +2053,15 @@ static int without_sys_time(struct nlt_sock *unused, uint32_t id, uint32_t seq)
 		fails |= 1;
 	if (!res.ext_msg[0])
 		fails |= 2;
-	/* CAP_NET_ADMIN is enough for dev-set. */
+	/* CAP_NET_ADMIN is enough for dev-set... */
 	if (dev_set_u32(&s, id, GPSPHC_A_DEV_CONFIRM_N, 4, &res) || res.err)
 		fails |= 4;
+	/* ...but not for the scale, which moves the clock by TAI - UTC. */
+	if (dev_set_u32(&s, id, GPSPHC_A_DEV_SCALE, GPSPHC_SCALE_UTC, &res) ||
+	    res.err != EPERM || !res.ext_msg[0])
+		fails |= 8;
+	if (gpsphc_attr_set(id, "scale", "utc\n") != -EPERM)
+		fails |= 16;
 	nlt_close(&s);
 	return fails;
 }
@@ -2087,6 +2093,7 @@ TEST_F(tsnl, time_set_needs_cap_sys_time)
 	struct rx *rx = &c->rx[0];
 	uint32_t seq = manual_pulse(_metadata, c);
 	int status, who;
+	char buf[16];
 	pid_t pid;
 
 	for (who = 0; who < 2; who++) {
@@ -2102,7 +2109,13 @@ TEST_F(tsnl, time_set_needs_cap_sys_time)
 		EXPECT_EQ(0, WEXITSTATUS(status) & 2) TH_LOG("EPERM without a message");
 		EXPECT_EQ(0, WEXITSTATUS(status) & 4)
 			TH_LOG("%s: dev-set wrong", who ? "nobody" : "CAP_NET_ADMIN");
+		EXPECT_EQ(0, WEXITSTATUS(status) & 8)
+			TH_LOG("dev-set scale without CAP_SYS_TIME not EPERM with a message");
+		EXPECT_EQ(0, WEXITSTATUS(status) & 16)
+			TH_LOG("writing scale without CAP_SYS_TIME not EPERM");
 	}
+	ASSERT_LT(0, gpsphc_attr_str(rx->id, "scale", buf, sizeof(buf)));
+	EXPECT_STREQ("tai", buf);
 	EXPECT_EQ(4, gpsphc_ll(rx->id, "confirm_n"));
 	EXPECT_EQ(0, gpsphc_ll(rx->id, "statistics/labels"));
 	EXPECT_EQ(0, gpsphc_ll(rx->id, "statistics/steps"));
