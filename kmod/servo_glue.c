@@ -112,8 +112,13 @@ void gpsphc_servo_glue_sentence(struct gpsphc_dev *gdev,
 	at = s->start_ns - min(s->start_ns, gdev->servo.cfg.rx_latency_ns);
 	gpsphc_servo_edge(&gdev->servo, GPSPHC_SERVO_INPUT_SENTENCE,
 			  s->start_ns, gpsphc_phc_tai_locked(gdev, at), &out);
-	if (out.flags & GPSPHC_SERVO_OUT_USED)
-		gpsphc_glue_ring_add(&gdev->sentence_ring, s->seq, s->start_ns);
+	/*
+	 * Sentences come while a PPS is present or in holdover: one the
+	 * servo ignored must not replace its status (holdover_s).
+	 */
+	if (!(out.flags & GPSPHC_SERVO_OUT_USED))
+		goto out_unlock;
+	gpsphc_glue_ring_add(&gdev->sentence_ring, s->seq, s->start_ns);
 	gpsphc_glue_apply_locked(gdev, ktime_get_raw_ns(), &out);
 	gpsphc_phc_leap_done_locked(gdev, gpsphc_phc_tai_locked(gdev, at));
 out_unlock:
