@@ -401,4 +401,50 @@ TEST_F_TIMEOUT(coarse, pps_wins, 60)
 	EXPECT_EQ(1, gpsphc_ll(self->id, "statistics/labels_refused"));
 }
 
+static bool two_assert_edges(struct nlt_events *q, void *arg)
+{
+	int i, n = 0;
+
+	(void)arg;
+	for (i = 0; i < q->n; i++)
+		n += q->ev[i].cmd == GPSPHC_CMD_PPS_NTF && q->ev[i].assert;
+	return n >= 2;
+}
+
+/*
+ * The PPS stops but the sentences go on: holdover, counted in holdover_s
+ * whatever the sentences do, for the GPSPHC_COARSE_AFTER_S before they
+ * may take over.
+ */
+TEST_F_TIMEOUT(coarse, pps_holdover_with_sentences, 60)
+{
+	struct nlt_result res;
+	uint32_t seq = 0;
+	struct burst b;
+	char st[32];
+	int i, k;
+
+	ASSERT_EQ(0, sim_set(PORT, "pulse_enable", "1"));
+	nlt_events_wait(&self->nl, self->q, self->id, two_assert_edges, NULL, 5000);
+	for (i = 0; i < self->q->n; i++)
+		if (self->q->ev[i].cmd == GPSPHC_CMD_PPS_NTF && self->q->ev[i].assert)
+			seq = self->q->ev[i].seq;
+	ASSERT_TRUE(two_assert_edges(self->q, NULL));
+	nlt_events_clear(self->q);
+	ASSERT_EQ(0, nlt_time_set(&self->nl, self->id, seq, T0, TAI_UTC, 0, 0, &res));
+	ASSERT_EQ(0, res.err) TH_LOG("%s", res.ext_msg);
+	ASSERT_EQ(0, sim_set(PORT, "pulse_enable", "0"));
+
+	self->base_raw = clock_ns(CLOCK_MONOTONIC_RAW);
+	for (k = 0; k < 5; k++)
+		burst(_metadata, self, k, true, NSEC_PER_SEC, &b);
+	/* A tick (every 250 ms) has come since the last sentence. */
+	usleep(300000);
+	EXPECT_STREQ("holdover", servo_state(self->id, st, sizeof(st)));
+	EXPECT_LE(2, gpsphc_ll(self->id, "holdover_s"));
+	EXPECT_EQ(0, gpsphc_ll(self->id, "coarse"));
+	ASSERT_EQ(0, label_sentence(self, b.seq[0], T0 + 10, &res));
+	EXPECT_EQ(EINVAL, res.err) TH_LOG("%s", res.ext_msg);
+}
+
 TEST_HARNESS_MAIN
