@@ -35,3 +35,42 @@ receiver() {
 		sleep 0.05
 	done
 }
+
+# now_us: CLOCK_REALTIME in microseconds (busybox ts; its date has no %N).
+now_us() {
+	n=$(echo | ts %.s)
+	n=${n%% *}
+	# "1$frac - 1000000": the fraction without its leading zeros
+	echo $((${n%.*} * 1000000 + 1${n#*.} - 1000000))
+}
+
+# coarse_receiver SECONDS DELAY_MS BAUD: a receiver with no PPS wire (keep
+# the pulse generator off). Each UTC second of CLOCK_REALTIME, it starts
+# sending a GGA DELAY_MS after the second and the RMC of that second right
+# behind it, at BAUD. The burst is built beforehand and written in one go
+# when its last byte would have arrived: the line discipline dates the
+# bytes of a chunk back from its arrival at the line speed, so the GGA's
+# '$' is stamped DELAY_MS after the second plus the shell's wake-up and the
+# flip-buffer worker's delay. It sleeps with read -t on a FIFO nobody
+# writes (a builtin: no fork between reading the clock and sleeping). A
+# second the shell is too late for is skipped, as a receiver might.
+coarse_receiver() {
+	fifo=$(mktemp -u)
+	mkfifo "$fifo" && exec 9<>"$fifo" && rm -f "$fifo" || return 1
+	end=$(($(cut -d. -f1 /proc/uptime) + $1))
+	while [ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ]; do
+		s=$(($(now_us) / 1000000 + 1))
+		t=$(date -u -d "@$s" +%H%M%S) d=$(date -u -d "@$s" +%d%m%y)
+		burst=$(nmea "GPGGA,$t.00,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"
+			nmea "GPRMC,$t.00,A,4807.038,N,01131.000,E,0.0,0.0,$d,,,A")
+		# $(...) dropped the last LF (its CR stays): one byte less
+		at=$((s * 1000000 + $2 * 1000 + ${#burst} * 10000000 / $3))
+		ms=$(((at - $(now_us) + 500) / 1000))
+		[ "$ms" -gt 0 ] || continue
+		frac=$((ms % 1000 + 1000))
+		# shellcheck disable=SC3045 # busybox ash: read -t takes a fraction
+		read -r -t "$((ms / 1000)).${frac#1}" -u 9 _
+		printf '%s\n' "$burst" >"$SIM_CTL/rx"
+	done
+	exec 9<&-
+}
