@@ -42,8 +42,8 @@
 #define PP_COARSE_START_NS	2000000000LL
 
 struct pp_label {
-	int64_t edge_ns;	/* CLOCK_MONOTONIC_RAW of the PPS edge, or in
-				 * coarse mode of the sentence standing in */
+	/* CLOCK_MONOTONIC_RAW of the PPS edge, or of the sentence standing in */
+	int64_t edge_ns;
 	bool coarse;		/* edge_ns is a sentence that starts a second */
 	int64_t tai;		/* PTP seconds of that edge */
 	int64_t utc;		/* UTC seconds (23:59:60 -> next 00:00:00) */
@@ -73,9 +73,9 @@ struct pipeline {
 	pp_emit_fn emit;
 	void *ctx;
 
+	/* the last edge, or (coarse mode) sentence that starts a second */
 	bool have_edge;
-	int64_t edge_ns;		/* last edge, or in coarse mode the
-					 * last sentence that starts a second */
+	int64_t edge_ns;
 	bool edge_done;			/* it has a label */
 	int64_t edge_tai;
 
