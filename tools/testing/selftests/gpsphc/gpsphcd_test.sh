@@ -83,9 +83,9 @@ COARSE_DELAY_MS=100
 COARSE_LOCK_S=25
 # Bound on |PHC - (CLOCK_REALTIME + TAI-UTC)| once locked: the clock
 # follows the sentence stamps, which are late by the shell's wake-up and
-# the flip-buffer worker (measured under TCG: 5..16 ms, printed below),
+# the flip-buffer worker (measured under TCG: 5..18 ms, printed below),
 # within the coarse servo's LOCKED band (20 ms; measured offsets 1..6 ms).
-# Measured: 9..11 ms on 6.1, 7..14 ms on 6.12. 40 ms is well below what
+# Measured: 5..11 ms on 6.1, 7..14 ms on 6.12. 40 ms is well below what
 # a broken coarse mode gives: a label on the RMC instead of the GGA that
 # starts the second (70 ms at 9600 baud), rx_latency_ns not applied
 # (100 ms), a wrong second.
