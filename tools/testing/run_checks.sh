@@ -15,8 +15,12 @@ results=$(mktemp)
 trap 'rm -f "$results"' EXIT
 
 # tally WHERE: read TAP on stdin, echo it with WHERE prefixed to results.
+# (awk, not sed: WHERE may hold any character, e.g. the '/' of a path.)
 tally() {
-	sed -n "s/^\(ok\|not ok\) \(.*\)/\1 [$1] \2/p" | tee -a "$results"
+	awk -v where="$1" '
+		/^ok / { print "ok [" where "] " substr($0, 4); next }
+		/^not ok / { print "not ok [" where "] " substr($0, 8) }
+	' | tee -a "$results"
 }
 
 # step WHERE CMD...: run CMD; its TAP is counted, and a command that fails
