@@ -27,6 +27,11 @@ static s64 sv_div_s64(s64 a, s32 b)
 	return div_s64(a, b);
 }
 
+static s64 sv_div64_s64(s64 a, s64 b)
+{
+	return div64_s64(a, b);
+}
+
 #else /* !__KERNEL__ */
 
 static u64 sv_div_u64_rem(u64 a, u32 b, u32 *rem)
@@ -36,6 +41,11 @@ static u64 sv_div_u64_rem(u64 a, u32 b, u32 *rem)
 }
 
 static s64 sv_div_s64(s64 a, s32 b)
+{
+	return a / b;
+}
+
+static s64 sv_div64_s64(s64 a, s64 b)
 {
 	return a / b;
 }
@@ -71,8 +81,14 @@ static s64 sv_div_s64(s64 a, s32 b)
 #define SV_GEAR_HOLD		4U
 /* Inputs in the history estimate that make it better than the loop's */
 #define SV_EST_GOOD		16
-/* ...and the gear the loop then starts in */
+/* ...and the gear the loop then starts in; one slower from a full history */
 #define SV_EST_GOOD_GEAR	2U
+#define SV_EST_FULL_GEAR	3U
+/* The fit takes inputs within this many median deviations of the medians */
+#define SV_FIT_MAD_K		5
+/* ...up to this far off (ns), and a slope up to 1 ms per second. */
+#define SV_FIT_RESID_MAX	2147483648LL		/* 2^31 */
+#define SV_FIT_SLOPE_MAX	1000000LL
 /* History pairs for the frequency estimate must span at most these. */
 #define SV_EST_MAX_NUM		65536U
 #define SV_EST_MAX_RAW		140737488355328ULL	/* 2^47 */
@@ -421,11 +437,73 @@ static struct gpsphc_servo_edge_rec *sv_hist_at(struct gpsphc_servo *s,
 }
 
 /*
+ * Input @r's raw time less @at's, less the periods (2^-16 ns) between
+ * their numbers: where @r puts @at's second.
+ */
+static s64 sv_carry(const struct gpsphc_servo_edge_rec *r,
+		    const struct gpsphc_servo_edge_rec *at, s64 period)
+{
+	u64 k = sv_since(at->num, r->num) | sv_since(r->num, at->num);
+	s64 span = (s64)((k * (u64)period) >> 16);
+
+	if (r->num > at->num)
+		span = -span;
+	return sv_sat_add((s64)(r->raw - at->raw), span);
+}
+
+/*
+ * Refine the medians' @period and @phase by least squares: for Gaussian
+ * noise the line through all inputs is about twice as good as medians,
+ * which only serve to keep latency outliers (beyond SV_FIT_MAD_K median
+ * absolute deviations) out of it. Residual y of input i against the
+ * medians' line, x its number less @at's: y = a + b x moves the period by
+ * b and the phase by a. @v is scratch for @m values.
+ */
+static void sv_fit(struct gpsphc_servo_edge_rec *const *e, u32 m,
+		   const struct gpsphc_servo_edge_rec *at, s64 *v,
+		   s64 *period, s64 *phase)
+{
+	s64 sx = 0, sy = 0, sxx = 0, sxy = 0, num, den, q, b, x, y;
+	u64 bound;
+	u32 i, n = 0;
+
+	for (i = 0; i < m; i++)
+		v[i] = (s64)sv_min_u64(sv_mag(sv_sat_sub(sv_carry(e[i], at, *period),
+							 *phase)),
+				       SV_FIT_RESID_MAX);
+	sv_sort_s64(v, m);
+	bound = SV_FIT_MAD_K * (u64)v[m / 2] + 1;
+	for (i = 0; i < m; i++) {
+		y = sv_sat_sub(sv_carry(e[i], at, *period), *phase);
+		if (sv_mag(y) > bound || sv_mag(y) >= SV_FIT_RESID_MAX)
+			continue;
+		x = (s64)(e[i]->num - at->num);
+		sx += x;
+		sy += y;
+		sxx += x * x;
+		sxy += x * y;
+		n++;
+	}
+	/* Ranges: |x| < 2^16, |y| < 2^31, n <= 32: every product < 2^58. */
+	den = (s64)n * sxx - sx * sx;
+	if (n < 3 || n < m / 2 || den <= 0)
+		return;
+	num = (s64)n * sxy - sx * sy;
+	q = sv_div64_s64(num, den);
+	if (sv_mag(q) > SV_FIT_SLOPE_MAX)
+		return;
+	b = q * 65536 + sv_div64_s64((num - q * den) * 65536, den);
+	*period += b;
+	*phase += sv_div64_s64(sy * 65536 - b * sx, (s64)n * 65536);
+}
+
+/*
  * Frequency and phase from the history, robust to a few latency outliers:
  * the raw period is the median of the periods between input i and input
  * i + m/2 (m counted inputs of the kind of @at), and the raw time of @at's
  * second is the median of every input's time carried to @at's number at
- * that period. Returns the number of inputs used (0: no estimate).
+ * that period; sv_fit() then refines both by least squares on the inputs
+ * near that line. Returns the number of inputs used (0: no estimate).
  */
 static u32 sv_estimate(struct gpsphc_servo *s,
 		       const struct gpsphc_servo_edge_rec *at,
@@ -434,7 +512,7 @@ static u32 sv_estimate(struct gpsphc_servo *s,
 	struct gpsphc_servo_edge_rec *e[GPSPHC_SERVO_HISTORY];
 	s64 v[GPSPHC_SERVO_HISTORY];
 	u32 m = 0, h, n = 0, i, rem;
-	s64 period, delta, d;
+	s64 period, phase, delta, d;
 	u64 dn, draw;
 
 	for (i = 0; i < s->hist_len; i++) {
@@ -461,6 +539,13 @@ static u32 sv_estimate(struct gpsphc_servo *s,
 	sv_sort_s64(v, n);
 	period = v[n / 2];
 
+	/* Each input's raw time carried to @at's number: the median phase */
+	for (i = 0; i < m; i++)
+		v[i] = sv_carry(e[i], at, period);
+	sv_sort_s64(v, m);
+	phase = v[m / 2];
+	sv_fit(e, m, at, v, &period, &phase);
+
 	/*
 	 * Rate making the clock tick 1e9 per period: with delta = 1e9 - P,
 	 * (1e9 - P) / P = delta / 1e9 * (1 + delta / P).
@@ -470,19 +555,7 @@ static u32 sv_estimate(struct gpsphc_servo *s,
 	d = delta + sv_div_s64(delta * (delta >> 16),
 			       (s32)((period >> 16) | 1));
 	*freq = sv_clamp(d, sv_max_adj(s));
-
-	/* Each input's raw time carried to @at's number, relative to @at */
-	for (i = 0; i < m; i++) {
-		u64 k = sv_since(at->num, e[i]->num) | sv_since(e[i]->num,
-								 at->num);
-		s64 span = (s64)((k * (u64)period) >> 16);
-
-		if (e[i]->num > at->num)
-			span = -span;
-		v[i] = sv_sat_add((s64)(e[i]->raw - at->raw), span);
-	}
-	sv_sort_s64(v, m);
-	*raw_at = at->raw + (u64)v[m / 2];
+	*raw_at = at->raw + (u64)phase;
 	return m;
 }
 
@@ -770,7 +843,8 @@ static void sv_first_label(struct gpsphc_servo *s,
 	sv_step(s, sv_sat_sub(truth, now_phc_ns), out);
 	sv_set_adj(s, s->freq, out);
 	/* A long history gives a good start: skip the fastest gears. */
-	sv_relock(s, used >= SV_EST_GOOD ? SV_EST_GOOD_GEAR : 0);
+	sv_relock(s, used >= GPSPHC_SERVO_HISTORY ? SV_EST_FULL_GEAR :
+		  used >= SV_EST_GOOD ? SV_EST_GOOD_GEAR : 0);
 }
 
 int gpsphc_servo_label(struct gpsphc_servo *s, u64 edge_raw_ns, u64 tai_sec,
