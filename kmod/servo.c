@@ -559,9 +559,29 @@ static u32 sv_estimate(struct gpsphc_servo *s,
 	return m;
 }
 
+/*
+ * The rate to hold: the loop's integral term, unless the loop is still in
+ * its fast gears, where each noisy offset moves that term by ki times
+ * the offset; then the history's fit over the last inputs is the better
+ * estimate of the receiver's rate.
+ */
 static void sv_enter_holdover(struct gpsphc_servo *s,
 			      struct gpsphc_servo_out *out)
 {
+	struct gpsphc_servo_edge_rec *last = NULL;
+	u64 raw_at;
+	s64 freq;
+	u32 i;
+
+	for (i = 0; i < s->hist_len; i++) {
+		struct gpsphc_servo_edge_rec *r = sv_hist_at(s, i);
+
+		if (r->counted && r->num == s->last_num && r->raw == s->last_raw)
+			last = r;
+	}
+	if (s->gear < SV_EST_FULL_GEAR && last &&
+	    sv_estimate(s, last, &freq, &raw_at) >= SV_EST_GOOD)
+		s->freq = freq;
 	s->before_holdover = s->state;
 	s->state = GPSPHC_SERVO_HOLDOVER;
 	s->counters.holdovers++;

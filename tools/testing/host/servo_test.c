@@ -222,6 +222,33 @@ TEST(holdover_and_back)
 }
 
 /*
+ * The PPS lost 20 edges after the first label, the last edge before the
+ * loss 40 us late (an interrupt latency spike; a virtual machine's are
+ * like that): in the fast gears, the loop's integral term moves by ki
+ * times that offset (12 ppm in gear 0), so holdover takes the rate of the
+ * history's fit, which leaves the late edge out. The raw clock is 50 ppm
+ * fast, 1 us jitter: the clock must run at -50000 / (1 + 5e-5) =
+ * -49997.5 ppb; the fit over 20 edges is good to 0.05 ppm, within 0.5.
+ */
+TEST(holdover_early_takes_the_fitted_rate)
+{
+	struct rig r;
+	double ppb;
+
+	rig_init(&r, 50000, 1000);
+	r.label = true;
+	r.extra_ns = 40000;
+	r.extra_k[r.n_extra++] = 19;
+	rig_run(&r, 20);
+	edge_sim_drop(&r.sim, 20, 40);
+	rig_run(&r, 3);
+	ASSERT_EQ(r.s.state, GPSPHC_SERVO_HOLDOVER);
+	ppb = (double)r.s.adj / GPSPHC_SERVO_ADJ_PER_PPB;
+	TH_LOG("holdover rate %.1f ppb", ppb);
+	EXPECT_LT(fabs(ppb + 49997.5), 500.0);
+}
+
+/*
  * Back from a 300 s outage during which the host's rate moved by 100 ppm:
  * the error (30 ms) is above the step threshold (20 ms), so one step,
  * then LOCKED again; the count stays right (the error is far below half
