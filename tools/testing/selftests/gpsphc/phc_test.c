@@ -1096,21 +1096,24 @@ TEST_F_TIMEOUT(phc, phc2sys_follows_locked_phc, 90)
  */
 #define HOLDOVER_ENTER_MS	4000
 /*
- * In holdover the clock runs at the loop's frequency estimate (servo.h:
- * its integral term), which freq_ppb then shows: the rate measured with
- * PRECISE over 3 s matches it to HOLDOVER_RATE_PPB (the arithmetic is
- * exact; 1 ns of rounding per rebase over 3 s is 0.3 ppb). Against the
- * receiver's true rate (-49997.5 ppb) the estimate is as good as the
- * loop made it from TCG's jittery stamps. Measured: rate = freq_ppb to
- * 1 ppb, and 44..800 ppb from the receiver's rate (6.1, 6.12, one VM or
- * two); 5 ppm is the bound (a loop that kept its proportional term, or
- * the 50 ppm it started from, is well outside).
+ * In holdover the clock runs at the servo's frequency estimate (servo.h:
+ * its integral term, or the history's fit while the loop is young),
+ * which freq_ppb then shows: the rate measured with PRECISE over 3 s
+ * matches it to HOLDOVER_RATE_PPB (the arithmetic is exact; 1 ns of
+ * rounding per rebase over 3 s is 0.3 ppb). Against the receiver's true
+ * rate (-49997.5 ppb) the estimate is as good as ~15 edges of TCG's
+ * stamps allow: their latency wanders by tens of us within seconds with
+ * host load, and a trend of 50 us over 10 s reads as 5 ppm. Measured:
+ * rate = freq_ppb to 1 ppb; from the receiver's rate 0.04..1.0 ppm in
+ * most runs, 5.0 and 7.4 ppm in two (6.1 and 6.12, one VM). The bound,
+ * 15 ppm, still fails a servo that held its proportional term or the
+ * 50 ppm it started from.
  */
 #define HOLDOVER_RATE_PPB	100
-#define RECEIVER_RATE_PPB	5000
+#define RECEIVER_RATE_PPB	15000
 /*
  * After GAP + 1 s of holdover the error is the estimate's frequency error
- * (< RECEIVER_RATE_PPB) times 7 s = 35 us, plus the edge's own lateness,
+ * (< RECEIVER_RATE_PPB) times 7 s = 105 us, plus the edge's own lateness,
  * which can be anything up to LOCK_MAX_NS. Measured: -37..+258 us.
  */
 #define HOLDOVER_ERR_NS		(LOCK_MAX_NS + 200000)
