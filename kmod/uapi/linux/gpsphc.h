@@ -144,6 +144,11 @@
  *    GPSPHC_A_DEV_RX_LATENCY_NS: NLA_U64, coarse mode: the receiver's
  *        delay from its second to the start of its first sentence
  *        (0..999000000, default 0)
+ *    GPSPHC_A_DEV_SERVO_OFF: NLA_U8, 1: the kernel's servo leaves the
+ *        clock alone (state GPSPHC_SERVO_OFF), so that something else
+ *        can steer it (ts2phc with the EXTTS events, ptp4l); time-set is
+ *        refused (EBUSY). 0 (the default): the servo steers, starting
+ *        UNLOCKED.
  *
  * Every rejected request carries an extended-ack message saying why.
  */
@@ -209,6 +214,7 @@ enum gpsphc_servo_state {
 	GPSPHC_SERVO_LOCKING,		/* stepped, converging */
 	GPSPHC_SERVO_LOCKED,		/* following the PPS */
 	GPSPHC_SERVO_HOLDOVER,		/* PPS lost: last frequency kept */
+	GPSPHC_SERVO_OFF,		/* GPSPHC_A_DEV_SERVO_OFF: not steering */
 
 	/* private: */
 	__GPSPHC_SERVO_MAX,
@@ -247,6 +253,7 @@ enum gpsphc_dev_attrs {
 	GPSPHC_A_DEV_RX_LATENCY_NS,
 	GPSPHC_A_DEV_SERVO,
 	GPSPHC_A_DEV_TIME,
+	GPSPHC_A_DEV_SERVO_OFF,
 
 	/* private: */
 	__GPSPHC_A_DEV_MAX,
