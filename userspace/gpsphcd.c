@@ -49,6 +49,8 @@ static void usage(FILE *f)
 		"live mode:\n"
 		"  --baud N                 line speed (default: leave as set)\n"
 		"  --edge rising|falling    on-time PPS edge (default: leave as set)\n"
+		"  --servo on|off           off: the kernel leaves the clock to ts2phc/ptp4l\n"
+		"                           and no labels are sent (default: leave as set)\n"
 		"  --ldisc N                the module's line discipline (default 29)\n"
 		"  --dump-events            print every kernel event as one line\n"
 		"  --record FILE            write events in the --replay format\n"
@@ -95,7 +97,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	enum { O_NB = 256, O_STATE, O_LEAP, O_GUARD, O_OFF, O_WIN, O_MARGIN,
 	       O_REPLAY, O_RECORD, O_BAUD, O_EDGE, O_LDISC, O_DUMP, O_STATUS,
-	       O_JSON };
+	       O_JSON, O_SERVO };
 	static const struct option lo[] = {
 		{ "replay", required_argument, NULL, O_REPLAY },
 		{ "record", required_argument, NULL, O_RECORD },
@@ -108,6 +110,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "margin", required_argument, NULL, O_MARGIN },
 		{ "baud", required_argument, NULL, O_BAUD },
 		{ "edge", required_argument, NULL, O_EDGE },
+		{ "servo", required_argument, NULL, O_SERVO },
 		{ "ldisc", required_argument, NULL, O_LDISC },
 		{ "dump-events", no_argument, NULL, O_DUMP },
 		{ "status", no_argument, NULL, O_STATUS },
@@ -141,6 +144,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case O_EDGE:
 			if (!live_parse_edge(optarg, &o->live.edge)) {
 				fprintf(stderr, "gpsphcd: --edge \"%s\" must be rising or falling\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case O_SERVO:
+			if (!live_parse_servo(optarg, &o->live.servo)) {
+				fprintf(stderr, "gpsphcd: --servo \"%s\" must be on (the kernel steers the clock) or off (ts2phc or ptp4l does)\n",
 					optarg);
 				return 2;
 			}
@@ -192,6 +202,12 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (assoc_check_cfg(&o->assoc, &e)) {
 		fprintf(stderr, "gpsphcd: %s\n", e.msg);
+		return 2;
+	}
+	/* --servo changes the device it attaches to: live mode only. */
+	if (o->live.servo != LIVE_SERVO_LEAVE && (o->status || o->replay)) {
+		fprintf(stderr, "gpsphcd: --servo goes with live mode (gpsphcd --servo on|off TTY), not with %s\n",
+			o->status ? "--status" : "--replay");
 		return 2;
 	}
 	if (o->status) {

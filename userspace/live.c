@@ -63,11 +63,14 @@ struct live {
 	struct nl_sock *req;	/* requests: their answers never mix with events */
 	int family;
 	uint32_t dev_id;
+	uint32_t ptp_index;	/* N of /dev/ptpN */
 	struct live_ring edges;		/* on-time PPS edges */
 	struct live_ring sentences;	/* sentences that start a second */
-	unsigned long labels_sent;
+	unsigned long labels_good;	/* taken by the kernel, or kept (hold) */
 	int64_t last_tai;
 	bool have_last;
+	bool hold;		/* --servo off: labels are printed, not sent */
+	bool refused_busy;	/* EBUSY (servo off) since the last label taken */
 	char ack_msg[256];	/* extack message of the last error */
 	int ack_err;
 };
@@ -103,6 +106,17 @@ bool live_parse_edge(const char *s, unsigned int *edge)
 		*edge = GPSPHC_EDGE_RISING;
 	else if (!strcmp(s, "falling"))
 		*edge = GPSPHC_EDGE_FALLING;
+	else
+		return false;
+	return true;
+}
+
+bool live_parse_servo(const char *s, int *servo)
+{
+	if (!strcmp(s, "on"))
+		*servo = LIVE_SERVO_ON;
+	else if (!strcmp(s, "off"))
+		*servo = LIVE_SERVO_OFF;
 	else
 		return false;
 	return true;
@@ -212,12 +226,18 @@ static int live_dev_id_cb(struct nl_msg *msg, void *arg)
 	    !tb[GPSPHC_A_DEV_ID])
 		return NL_SKIP;
 	l->dev_id = nla_get_u32(tb[GPSPHC_A_DEV_ID]);
+	if (tb[GPSPHC_A_DEV_PTP_INDEX])
+		l->ptp_index = nla_get_u32(tb[GPSPHC_A_DEV_PTP_INDEX]);
 	return NL_OK;
 }
 
-/* Send one request and wait for its answer; prints the kernel's reason. */
+/*
+ * Send one request and wait for its answer; prints the kernel's reason,
+ * unless the kernel's error is @quiet (a negative errno, or 0 for none):
+ * the caller reports that one itself from l->ack_err and l->ack_msg.
+ */
 static int live_request(struct live *l, struct nl_msg *msg, const char *what,
-			nl_recvmsg_msg_cb_t cb)
+			nl_recvmsg_msg_cb_t cb, int quiet)
 {
 	struct nl_cb *nlcb = nl_cb_alloc(NL_CB_DEFAULT);
 	int ret;
@@ -232,8 +252,10 @@ static int live_request(struct live *l, struct nl_msg *msg, const char *what,
 	if (ret >= 0)
 		ret = nl_recvmsgs(l->req, nlcb);
 	if (ret >= 0 && l->ack_err) {
-		fprintf(stderr, "gpsphcd: %s: %s%s%s\n", what, strerror(-l->ack_err),
-			l->ack_msg[0] ? ": " : "", l->ack_msg);
+		if (l->ack_err != quiet)
+			fprintf(stderr, "gpsphcd: %s: %s%s%s\n", what,
+				strerror(-l->ack_err), l->ack_msg[0] ? ": " : "",
+				l->ack_msg);
 		ret = l->ack_err;
 	} else if (ret < 0) {
 		fprintf(stderr, "gpsphcd: %s: %s\n", what, nl_geterror(ret));
@@ -277,7 +299,7 @@ static int live_setup_netlink(struct live *l, const char *tty_name)
 	msg = live_msg(l, GPSPHC_CMD_DEV_GET);
 	if (!msg || nla_put_string(msg, GPSPHC_A_DEV_TTY, tty_name))
 		return -1;
-	ret = live_request(l, msg, "looking up the gpsphc device", live_dev_id_cb);
+	ret = live_request(l, msg, "looking up the gpsphc device", live_dev_id_cb, 0);
 	nlmsg_free(msg);
 	if (ret)
 		return -1;
@@ -287,10 +309,25 @@ static int live_setup_netlink(struct live *l, const char *tty_name)
 		if (!msg || nla_put_u32(msg, GPSPHC_A_DEV_ID, l->dev_id) ||
 		    nla_put_u32(msg, GPSPHC_A_DEV_EDGE, l->o->edge))
 			return -1;
-		ret = live_request(l, msg, "setting the PPS edge", NULL);
+		ret = live_request(l, msg, "setting the PPS edge", NULL, 0);
 		nlmsg_free(msg);
 		if (ret)
 			return -1;
+	}
+
+	if (l->o->servo != LIVE_SERVO_LEAVE) {
+		bool off = l->o->servo == LIVE_SERVO_OFF;
+
+		msg = live_msg(l, GPSPHC_CMD_DEV_SET);
+		if (!msg || nla_put_u32(msg, GPSPHC_A_DEV_ID, l->dev_id) ||
+		    nla_put_u8(msg, GPSPHC_A_DEV_SERVO_OFF, off))
+			return -1;
+		ret = live_request(l, msg, off ? "turning the kernel servo off" :
+				   "turning the kernel servo on", NULL, 0);
+		nlmsg_free(msg);
+		if (ret)
+			return -1;
+		l->hold = off;
 	}
 
 	if (nl_socket_add_membership(l->sk, grp)) {
@@ -401,9 +438,34 @@ static void live_save_state(struct live *l)
 			l->o->state, strerror(errno));
 }
 
+/* A label the kernel took, or one kept while it is not sent (hold). */
+static void live_label_good(struct live *l, int64_t tai)
+{
+	l->last_tai = tai;
+	l->have_last = true;
+	if (++l->labels_good % LIVE_SAVE_EVERY == 1)
+		live_save_state(l);
+}
+
+/*
+ * The kernel refused a label with EBUSY: its servo is off (sysfs "servo",
+ * or another gpsphcd). Labels are still sent, so that the first one after
+ * the servo is turned on again is taken, but the refusal is said once per
+ * change, not once a second.
+ */
+static void live_label_busy(struct live *l, const char *what)
+{
+	if (l->refused_busy)
+		return;
+	l->refused_busy = true;
+	fprintf(stderr, "gpsphcd: %s: %s%s%s; labels are printed, not taken, until the kernel servo is on again (gpsphcd --servo on); meanwhile steer /dev/ptp%" PRIu32 " with ts2phc or ptp4l\n",
+		what, strerror(EBUSY), l->ack_msg[0] ? ": " : "", l->ack_msg,
+		l->ptp_index);
+}
+
 /*
  * The pipeline labelled an edge, or in coarse mode a sentence that starts
- * a second: print it and tell the kernel.
+ * a second: print it and tell the kernel, unless its servo is off.
  */
 static void live_label(void *ctx, const struct pp_label *lab)
 {
@@ -415,6 +477,10 @@ static void live_label(void *ctx, const struct pp_label *lab)
 	uint32_t seq;
 
 	pp_print_label(stdout, lab);
+	if (l->hold) {
+		live_label_good(l, lab->tai);
+		return;
+	}
 	if (!live_ring_find(lab->coarse ? &l->sentences : &l->edges,
 			    lab->edge_ns, &seq)) {
 		fprintf(stderr, "gpsphcd: the %s at %" PRId64 " ns is older than the last %d: not labelled\n",
@@ -440,11 +506,14 @@ static void live_label(void *ctx, const struct pp_label *lab)
 	nla_nest_end(msg, nest);
 	snprintf(what, sizeof(what), "labelling %s %" PRIu32 "%s as TAI %" PRId64,
 		 input, seq, lab->coarse ? " (coarse mode)" : "", lab->tai);
-	if (!live_request(l, msg, what, NULL)) {
-		l->last_tai = lab->tai;
-		l->have_last = true;
-		if (++l->labels_sent % LIVE_SAVE_EVERY == 1)
-			live_save_state(l);
+	if (!live_request(l, msg, what, NULL, -EBUSY)) {
+		if (l->refused_busy)
+			fprintf(stderr, "gpsphcd: the kernel takes labels again (%s)\n",
+				what);
+		l->refused_busy = false;
+		live_label_good(l, lab->tai);
+	} else if (l->ack_err == -EBUSY) {
+		live_label_busy(l, what);
 	}
 	nlmsg_free(msg);
 }
@@ -512,6 +581,9 @@ int live_run(const struct live_opts *o, struct pipeline *p)
 			fprintf(stderr, "gpsphcd: cannot start the DCD interrupt keeper: PPS may be missed on 8250 UARTs\n");
 	}
 	fprintf(stderr, "gpsphcd: %s attached as gpsphc%" PRIu32 "\n", o->device, l.dev_id);
+	if (l.hold)
+		fprintf(stderr, "gpsphcd: the kernel servo is off (--servo off): labels are printed, not sent; steer /dev/ptp%" PRIu32 " with ts2phc or ptp4l\n",
+			l.ptp_index);
 
 	while (!live_stop) {
 		struct pollfd pfd[2] = {

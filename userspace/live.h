@@ -12,10 +12,18 @@
 
 #include "pipeline.h"
 
+/* --servo: what to set GPSPHC_A_DEV_SERVO_OFF to after attaching. */
+enum live_servo {
+	LIVE_SERVO_LEAVE,	/* no --servo: leave the setting as it is */
+	LIVE_SERVO_ON,		/* the kernel servo steers the clock */
+	LIVE_SERVO_OFF,		/* it leaves the clock to ts2phc or ptp4l */
+};
+
 struct live_opts {
 	const char *device;	/* e.g. /dev/ttyS0 */
 	unsigned int baud;	/* 0: leave the speed as it is */
 	unsigned int edge;	/* enum gpsphc_edge, 0: leave it */
+	int servo;		/* enum live_servo: the kernel servo */
 	int ldisc;		/* the module's line discipline number */
 	bool dump_events;	/* one line per event on stdout */
 	FILE *record;		/* --record capture, or NULL */
@@ -26,6 +34,8 @@ struct live_opts {
 bool live_parse_baud(const char *s, unsigned int *baud);
 /* Parse "rising"/"falling" into enum gpsphc_edge; false otherwise. */
 bool live_parse_edge(const char *s, unsigned int *edge);
+/* Parse "on"/"off" into enum live_servo; false otherwise. */
+bool live_parse_servo(const char *s, int *servo);
 
 /* Run until SIGINT/SIGTERM or hangup; 0 on a clean stop, 1 on error. */
 int live_run(const struct live_opts *o, struct pipeline *p);

@@ -51,7 +51,7 @@ run() {
 }
 
 echo "TAP version 13"
-echo "1..$(($(ls "$here"/captures/*.log | wc -l) + 13))"
+echo "1..$(($(ls "$here"/captures/*.log | wc -l) + 17))"
 for log in "$here"/captures/*.log; do
 	name=$(basename "$log" .log)
 	opts=$(sed -n 's/^# Replay: gpsphcd --replay [^ ]* *//p' "$log")
@@ -144,6 +144,36 @@ rc=$?
 [ $rc -eq 1 ] && grep -q "bad.log:2: unknown event type" "$tmp/err" &&
 	[ ! -s "$tmp/out" ]
 ok $? "malformed capture line rejected with its line number"
+
+# refused MESSAGE ARGS...: gpsphcd ARGS exits 2 with exactly MESSAGE on
+# stderr and nothing on stdout, before touching a tty or netlink.
+refused() {
+	want=$1
+	shift
+	"$gpsphcd" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc -ne 2 ] || [ "$(cat "$tmp/err")" != "$want" ] || [ -s "$tmp/out" ]; then
+		echo "# gpsphcd $* exited $rc; stderr:"
+		sed 's/^/#   /' "$tmp/err"
+		return 1
+	fi
+}
+
+# --servo changes the attached device: live mode only.
+refused "gpsphcd: --servo goes with live mode (gpsphcd --servo on|off TTY), not with --replay" \
+	--replay "$here/captures/ublox-leap-2016.log" --servo off
+ok $? "--servo refused with --replay"
+
+refused "gpsphcd: --servo goes with live mode (gpsphcd --servo on|off TTY), not with --status" \
+	--status --json --servo on
+ok $? "--servo refused with --status"
+
+refused "gpsphcd: --servo \"of\" must be on (the kernel steers the clock) or off (ts2phc or ptp4l does)" \
+	--servo of /dev/null
+ok $? "--servo value other than on or off refused"
+
+"$gpsphcd" --help | grep -q -- "--servo on|off"
+ok $? "--help lists --servo"
 
 echo "# $((n - fail)) passed, $fail failed"
 [ $fail -eq 0 ]
