@@ -4,13 +4,17 @@
  *
  *   {"devices": [{"id": 0, "tty": "ttyS0", "pps": "pps0", "ptp": "ptp0",
  *     "edge": "rising", "scale": "tai", "step_ns": N, "confirm_n": N,
- *     "rx_latency_ns": N,
+ *     "rx_latency_ns": N, "servo_off": false,
  *     "servo": {"state": "locked", "offset_ns": N, "rms_ns": N,
  *               "freq_ppb": N, "tai_utc": N, "leap": "none",
  *               "leap_utc": N, "holdover_s": N, "coarse": false,
  *               "labels": N, "labels_refused": N, "disagreements": N,
  *               "steps": N, "outliers": N},
  *     "stats": {"sentences": N, ... one key per counter}}]}
+ *
+ * "servo_off" is the setting (GPSPHC_A_DEV_SERVO_OFF: true while ts2phc or
+ * ptp4l steers the clock, false when the module does not report it); the
+ * servo's "state" is then "off".
  *
  * Keys are only ever added.
  */
@@ -62,7 +66,7 @@ static const char *const status_edges[] = { NULL, "rising", "falling" };
 static const char *const status_scales[] = { NULL, "tai", "utc" };
 static const char *const status_leaps[] = { NULL, "none", "insert", "delete" };
 static const char *const status_states[] = {
-	NULL, "unlocked", "locking", "locked", "holdover",
+	NULL, "unlocked", "locking", "locked", "holdover", "off",
 };
 
 #define NAME(tab, v) status_name(tab, sizeof(tab) / sizeof(tab[0]), v)
@@ -81,6 +85,12 @@ static uint64_t u64_or0(struct nlattr *a)
 static uint32_t u32_or0(struct nlattr *a)
 {
 	return a ? nla_get_u32(a) : 0;
+}
+
+/* GPSPHC_A_DEV_SERVO_OFF; a module without the setting always steers. */
+static bool servo_off(struct nlattr *a)
+{
+	return a && nla_get_u8(a);
 }
 
 static void status_servo(struct status_ctx *c, struct nlattr *nest)
@@ -169,20 +179,24 @@ static int status_dev_cb(struct nl_msg *msg, void *arg)
 		fprintf(c->out, "%s{\"id\": %" PRIu32 ", \"tty\": \"%s\", \"pps\": \"pps%" PRIu32
 			"\", \"ptp\": \"ptp%" PRIu32 "\", \"edge\": \"%s\", \"scale\": \"%s\""
 			", \"step_ns\": %" PRIu64 ", \"confirm_n\": %" PRIu32
-			", \"rx_latency_ns\": %" PRIu64,
+			", \"rx_latency_ns\": %" PRIu64 ", \"servo_off\": %s",
 			c->n ? ", " : "", nla_get_u32(tb[GPSPHC_A_DEV_ID]), tty,
 			u32_or0(tb[GPSPHC_A_DEV_PPS_INDEX]), u32_or0(tb[GPSPHC_A_DEV_PTP_INDEX]),
 			NAME(status_edges, u32_or0(tb[GPSPHC_A_DEV_EDGE])),
 			NAME(status_scales, u32_or0(tb[GPSPHC_A_DEV_SCALE])),
 			u64_or0(tb[GPSPHC_A_DEV_STEP_NS]), u32_or0(tb[GPSPHC_A_DEV_CONFIRM_N]),
-			u64_or0(tb[GPSPHC_A_DEV_RX_LATENCY_NS]));
+			u64_or0(tb[GPSPHC_A_DEV_RX_LATENCY_NS]),
+			servo_off(tb[GPSPHC_A_DEV_SERVO_OFF]) ? "true" : "false");
 	} else {
 		fprintf(c->out, "gpsphc%" PRIu32 " on %s: /dev/ptp%" PRIu32 ", /dev/pps%" PRIu32
-			", on-time edge %s, clock in %s\n",
+			", on-time edge %s, clock in %s, %s\n",
 			nla_get_u32(tb[GPSPHC_A_DEV_ID]), tty,
 			u32_or0(tb[GPSPHC_A_DEV_PTP_INDEX]), u32_or0(tb[GPSPHC_A_DEV_PPS_INDEX]),
 			NAME(status_edges, u32_or0(tb[GPSPHC_A_DEV_EDGE])),
-			NAME(status_scales, u32_or0(tb[GPSPHC_A_DEV_SCALE])));
+			NAME(status_scales, u32_or0(tb[GPSPHC_A_DEV_SCALE])),
+			servo_off(tb[GPSPHC_A_DEV_SERVO_OFF]) ?
+			"servo off (the clock is left to ts2phc or ptp4l)" :
+			"servo on");
 	}
 	status_servo(c, tb[GPSPHC_A_DEV_SERVO]);
 	status_stats_print(c, tb[GPSPHC_A_DEV_STATS]);
