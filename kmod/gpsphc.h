@@ -155,6 +155,7 @@ struct gpsphc_pps_event {
  * @step_ns:	offsets above this are stepped, not slewed
  * @confirm_n:	labels needed to move the kernel's count
  * @rx_latency_ns: coarse mode: receiver's second to first sentence start
+ * @servo_off:	the servo leaves the clock alone (GPSPHC_A_DEV_SERVO_OFF)
  * @servo:	the servo's state (servo.h)
  * @servo_out:	what the servo said last (state, offset, RMS, holdover)
  * @servo_notify: a state notification waits for the worker
@@ -207,6 +208,7 @@ struct gpsphc_dev {
 	u64 step_ns;
 	u32 confirm_n;
 	u64 rx_latency_ns;
+	bool servo_off;
 	struct gpsphc_servo servo;
 	struct gpsphc_servo_out servo_out;
 	bool servo_notify;

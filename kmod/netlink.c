@@ -43,6 +43,7 @@ static const struct nla_policy gpsphc_dev_set_policy[GPSPHC_A_DEV_MAX + 1] = {
 	[GPSPHC_A_DEV_CONFIRM_N] = NLA_POLICY_RANGE(NLA_U32, 1, 60),
 	[GPSPHC_A_DEV_RX_LATENCY_NS] = NLA_POLICY_FULL_RANGE(NLA_U64,
 							     &gpsphc_latency_range),
+	[GPSPHC_A_DEV_SERVO_OFF] = NLA_POLICY_MAX(NLA_U8, 1),
 };
 
 static const struct nla_policy gpsphc_time_policy[GPSPHC_A_TIME_MAX + 1] = {
@@ -143,6 +144,7 @@ int gpsphc_fill_dev(struct sk_buff *skb, struct gpsphc_dev *gdev)
 	    nla_put_u32(skb, GPSPHC_A_DEV_CONFIRM_N, READ_ONCE(gdev->confirm_n)) ||
 	    nla_put_u64_64bit(skb, GPSPHC_A_DEV_RX_LATENCY_NS,
 			      READ_ONCE(gdev->rx_latency_ns), GPSPHC_A_DEV_PAD) ||
+	    nla_put_u8(skb, GPSPHC_A_DEV_SERVO_OFF, READ_ONCE(gdev->servo_off)) ||
 	    gpsphc_put_servo(skb, gdev))
 		return -EMSGSIZE;
 	return gpsphc_put_stats(skb, gdev);

@@ -77,9 +77,11 @@ void gpsphc_servo_glue_edge(struct gpsphc_dev *gdev, u64 raw, u32 seq)
 
 	spin_lock_irqsave(&gdev->phc_lock, flags);
 	gpsphc_glue_ring_add(&gdev->edge_ring, seq, raw);
-	gpsphc_servo_edge(&gdev->servo, GPSPHC_SERVO_INPUT_PPS, raw,
-			  gpsphc_phc_tai_locked(gdev, raw), &out);
-	gpsphc_glue_apply_locked(gdev, raw, &out);
+	if (!gdev->servo_off) {
+		gpsphc_servo_edge(&gdev->servo, GPSPHC_SERVO_INPUT_PPS, raw,
+				  gpsphc_phc_tai_locked(gdev, raw), &out);
+		gpsphc_glue_apply_locked(gdev, raw, &out);
+	}
 	gpsphc_phc_leap_done_locked(gdev, gpsphc_phc_tai_locked(gdev, raw));
 	gpsphc_phc_extts_locked(gdev, raw);
 	spin_unlock_irqrestore(&gdev->phc_lock, flags);
@@ -106,7 +108,7 @@ void gpsphc_servo_glue_sentence(struct gpsphc_dev *gdev,
 
 	spin_lock_irqsave(&gdev->phc_lock, flags);
 	gdev->sentence_next = s->seq + 1;
-	if (s->csum != GPSPHC_CSUM_OK)
+	if (s->csum != GPSPHC_CSUM_OK || gdev->servo_off)
 		goto out_unlock;
 	/* The receiver's second began rx_latency_ns before the '$'. */
 	at = s->start_ns - min(s->start_ns, gdev->servo.cfg.rx_latency_ns);
@@ -138,10 +140,27 @@ void gpsphc_servo_glue_tick(struct gpsphc_dev *gdev)
 	u64 now;
 
 	spin_lock_irqsave(&gdev->phc_lock, flags);
-	now = ktime_get_raw_ns();
-	gpsphc_servo_tick(&gdev->servo, now, &out);
-	gpsphc_glue_apply_locked(gdev, now, &out);
+	if (!gdev->servo_off) {
+		now = ktime_get_raw_ns();
+		gpsphc_servo_tick(&gdev->servo, now, &out);
+		gpsphc_glue_apply_locked(gdev, now, &out);
+	}
 	spin_unlock_irqrestore(&gdev->phc_lock, flags);
+}
+
+/* Show @state with no offset, RMS or holdover, notifying a change. */
+static void gpsphc_glue_show_state_locked(struct gpsphc_dev *gdev,
+					  enum gpsphc_servo_state state)
+{
+	bool changed = gdev->servo_out.state != state;
+
+	gdev->servo_out.state = state;
+	gdev->servo_out.offset_ns = 0;
+	gdev->servo_out.rms_ns = 0;
+	gdev->servo_out.holdover_ns = 0;
+	gdev->servo_out.flags = 0;
+	if (changed)
+		gpsphc_glue_notify_locked(gdev);
 }
 
 /**
@@ -154,13 +173,22 @@ void gpsphc_servo_glue_tick(struct gpsphc_dev *gdev)
  */
 void gpsphc_servo_glue_reset_locked(struct gpsphc_dev *gdev)
 {
+	if (gdev->servo_off)
+		return;
 	gpsphc_servo_reset(&gdev->servo);
-	if (gdev->servo_out.state != GPSPHC_SERVO_UNLOCKED) {
-		gdev->servo_out.state = GPSPHC_SERVO_UNLOCKED;
-		gdev->servo_out.offset_ns = 0;
-		gdev->servo_out.rms_ns = 0;
-		gpsphc_glue_notify_locked(gdev);
-	}
+	gpsphc_glue_show_state_locked(gdev, GPSPHC_SERVO_UNLOCKED);
+}
+
+/* Turn the servo off (someone else steers the clock) or back on. */
+static void gpsphc_glue_servo_off_locked(struct gpsphc_dev *gdev, bool off)
+{
+	if (off == gdev->servo_off)
+		return;
+	WRITE_ONCE(gdev->servo_off, off);
+	/* Back on, it needs a label again; the edge history is kept. */
+	gpsphc_servo_reset(&gdev->servo);
+	gpsphc_glue_show_state_locked(gdev, off ? GPSPHC_SERVO_OFF :
+				      GPSPHC_SERVO_UNLOCKED);
 }
 
 /**
@@ -284,7 +312,13 @@ int gpsphc_servo_glue_label(struct gpsphc_dev *gdev,
 	int ret;
 
 	spin_lock_irqsave(&gdev->phc_lock, flags);
-	ret = gpsphc_glue_find_input_locked(gdev, label, &raw, extack);
+	if (gdev->servo_off) {
+		NL_SET_ERR_MSG(extack,
+			       "the servo is off (GPSPHC_A_DEV_SERVO_OFF): something else steers this clock");
+		ret = -EBUSY;
+	} else {
+		ret = gpsphc_glue_find_input_locked(gdev, label, &raw, extack);
+	}
 	if (ret) {
 		gdev->labels_unmatched++;
 		goto out_unlock;
@@ -368,7 +402,8 @@ void gpsphc_servo_glue_status(struct gpsphc_dev *gdev,
 /**
  * gpsphc_servo_glue_set_u64() - change one setting
  * @gdev: the device
- * @attr: GPSPHC_A_DEV_SCALE, _STEP_NS, _CONFIRM_N or _RX_LATENCY_NS
+ * @attr: GPSPHC_A_DEV_SCALE, _STEP_NS, _CONFIRM_N, _RX_LATENCY_NS or
+ *	_SERVO_OFF
  * @v: the new value, already range-checked by the caller
  */
 void gpsphc_servo_glue_set_u64(struct gpsphc_dev *gdev, int attr, u64 v)
@@ -394,6 +429,9 @@ void gpsphc_servo_glue_set_u64(struct gpsphc_dev *gdev, int attr, u64 v)
 		gdev->rx_latency_ns = v;
 		cfg.rx_latency_ns = v;
 		break;
+	case GPSPHC_A_DEV_SERVO_OFF:
+		gpsphc_glue_servo_off_locked(gdev, v);
+		break;
 	}
 	gpsphc_servo_configure(&gdev->servo, &cfg);
 	spin_unlock_irqrestore(&gdev->phc_lock, flags);
@@ -418,4 +456,7 @@ void gpsphc_servo_glue_settings(struct gpsphc_dev *gdev, struct nlattr **attrs)
 	if (attrs[GPSPHC_A_DEV_RX_LATENCY_NS])
 		gpsphc_servo_glue_set_u64(gdev, GPSPHC_A_DEV_RX_LATENCY_NS,
 					  nla_get_u64(attrs[GPSPHC_A_DEV_RX_LATENCY_NS]));
+	if (attrs[GPSPHC_A_DEV_SERVO_OFF])
+		gpsphc_servo_glue_set_u64(gdev, GPSPHC_A_DEV_SERVO_OFF,
+					  nla_get_u8(attrs[GPSPHC_A_DEV_SERVO_OFF]));
 }

@@ -132,6 +132,7 @@ static const char * const gpsphc_state_names[] = {
 	[GPSPHC_SERVO_LOCKING] = "locking",
 	[GPSPHC_SERVO_LOCKED] = "locked",
 	[GPSPHC_SERVO_HOLDOVER] = "holdover",
+	[GPSPHC_SERVO_OFF] = "off",
 };
 
 static ssize_t scale_show(struct device *dev, struct device_attribute *attr,
@@ -222,6 +223,27 @@ static ssize_t rx_latency_ns_store(struct device *dev,
 				    0, 999 * NSEC_PER_MSEC);
 }
 static DEVICE_ATTR_RW(rx_latency_ns);
+
+static ssize_t servo_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  READ_ONCE(to_gpsphc_dev(dev)->servo_off) ? "off" : "on");
+}
+
+static ssize_t servo_store(struct device *dev, struct device_attribute *attr,
+			   const char *buf, size_t count)
+{
+	bool on;
+	int ret;
+
+	ret = kstrtobool(buf, &on);
+	if (ret)
+		return ret;
+	gpsphc_servo_glue_set_u64(to_gpsphc_dev(dev), GPSPHC_A_DEV_SERVO_OFF, !on);
+	return count;
+}
+static DEVICE_ATTR_RW(servo);
 
 /*
  * Servo status: one value per file, each read through one snapshot of
@@ -324,6 +346,7 @@ static struct attribute *gpsphc_dev_attrs[] = {
 	&dev_attr_step_ns.attr,
 	&dev_attr_confirm_n.attr,
 	&dev_attr_rx_latency_ns.attr,
+	&dev_attr_servo.attr,
 	&gpsphc_sa_state.attr.attr,
 	&gpsphc_sa_offset.attr.attr,
 	&gpsphc_sa_rms.attr.attr,

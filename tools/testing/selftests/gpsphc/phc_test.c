@@ -128,6 +128,7 @@ struct ctx {
 static const char *const state_names[] = {
 	[GPSPHC_SERVO_UNLOCKED] = "unlocked", [GPSPHC_SERVO_LOCKING] = "locking",
 	[GPSPHC_SERVO_LOCKED] = "locked", [GPSPHC_SERVO_HOLDOVER] = "holdover",
+	[GPSPHC_SERVO_OFF] = "off",
 };
 
 static const char *state_name(uint32_t s)
@@ -1546,6 +1547,93 @@ TEST_F_TIMEOUT(phc, two_receivers, 40)
 	/* The clocks are 1000 s apart, to the edges' lateness. */
 	EXPECT_GT(LOOSE_NS, llabs(phc_gettime(b->ptp_fd) - phc_gettime(a->ptp_fd) -
 				  1000 * NSEC_PER_SEC));
+}
+
+/* GPSPHC_CMD_DEV_SET of one NLA_U8 setting. */
+static int dev_set_u8(struct nlt_sock *s, uint32_t id, uint16_t attr, uint8_t v,
+		      struct nlt_result *res)
+{
+	struct nlt_msg m;
+
+	nlt_gpsphc_init(s, &m, GPSPHC_CMD_DEV_SET, 0);
+	nlt_put_u32(&m, GPSPHC_A_DEV_ID, id);
+	nlt_put(&m, attr, &v, 1);
+	return nlt_request(s, &m, NULL, NULL, res);
+}
+
+/*
+ * Servo off: the kernel leaves the clock to something else (ts2phc
+ * steering it from the EXTTS events). Labels are refused with EBUSY and a
+ * reason; settime and adjfine stick (no reset, no step); EXTTS reports
+ * every edge. Back on, the servo starts UNLOCKED and the next label sets
+ * the clock again.
+ */
+TEST_F_TIMEOUT(phc, servo_off_leaves_the_clock_alone, 40)
+{
+	struct ctx *c = &self->c;
+	struct rx *rx = &c->rx[0];
+	struct nlt_result res;
+	struct phc_xts a, b;
+	long long steps, refused, rate, t;
+	char buf[32];
+	int i, idx;
+
+	rx_attach(_metadata, c, 0, 0);
+	ASSERT_EQ(0, sim_set(rx->port, "pulse_ppb", "50000"));
+	start_and_label(_metadata, c, rx, T0, TAI_UTC, 0, 0);
+	ASSERT_TRUE(wait_state(c, rx, GPSPHC_SERVO_LOCKING, 2000));
+	ASSERT_LT(0, gpsphc_attr_str(rx->id, "servo", buf, sizeof(buf)));
+	EXPECT_STREQ("on", buf);
+
+	/* Off, through netlink; 2 is no boolean. */
+	ASSERT_EQ(0, dev_set_u8(&c->nl, rx->id, GPSPHC_A_DEV_SERVO_OFF, 2, &res));
+	EXPECT_EQ(ERANGE, res.err);
+	ASSERT_EQ(0, dev_set_u8(&c->nl, rx->id, GPSPHC_A_DEV_SERVO_OFF, 1, &res));
+	ASSERT_EQ(0, res.err) TH_LOG("%s", res.ext_msg);
+	EXPECT_TRUE(wait_state(c, rx, GPSPHC_SERVO_OFF, 2000));
+	EXPECT_STREQ("off", servo_state(rx->id, buf, sizeof(buf)));
+	ASSERT_LT(0, gpsphc_attr_str(rx->id, "servo", buf, sizeof(buf)));
+	EXPECT_STREQ("off", buf);
+
+	/* Someone else steers: 1000 s later, 10 ppm fast. It sticks. */
+	steps = gpsphc_ll(rx->id, "statistics/steps");
+	t = phc_gettime(rx->ptp_fd);
+	ASSERT_EQ(0, phc_settime(rx->ptp_fd, t + 1000 * NSEC_PER_SEC));
+	ASSERT_EQ(0, phc_adj_freq(rx->ptp_fd, 10000));
+	ASSERT_EQ(0, phc_precise(rx->ptp_fd, &a));
+	for (i = 0; i < 3; i++)
+		ASSERT_LE(0, wait_edge(c, rx, 2000));
+	ASSERT_EQ(0, phc_precise(rx->ptp_fd, &b));
+	rate = ((b.dev - a.dev) - (b.raw - a.raw)) * NSEC_PER_SEC / (b.raw - a.raw);
+	EXPECT_GT(100, llabs(rate - 10000)) TH_LOG("rate %lld ppb", rate);
+	EXPECT_EQ(10000, gpsphc_ll(rx->id, "freq_ppb"));
+	EXPECT_GT(LOOSE_NS, llabs(b.dev - t - 1000 * NSEC_PER_SEC - (b.raw - a.raw)));
+	EXPECT_EQ(steps, gpsphc_ll(rx->id, "statistics/steps"));
+	EXPECT_STREQ("off", servo_state(rx->id, buf, sizeof(buf)));
+	/* EXTTS: one event per edge, at the clock's time of the edge. */
+	EXPECT_EQ(rx->n, rx->n_ext);
+	EXPECT_GT(LOOSE_NS, llabs(rx->e[rx->n - 1].extts - rx->e[rx->n - 1].raw -
+				  (b.dev - b.raw)));
+
+	/* Labels are refused, and say why. */
+	refused = gpsphc_ll(rx->id, "statistics/labels_refused");
+	ASSERT_EQ(0, label(c, rx, rx->n - 1, 0, &res));
+	EXPECT_EQ(EBUSY, res.err);
+	EXPECT_NE(NULL, strstr(res.ext_msg, "servo is off")) TH_LOG("%s", res.ext_msg);
+	EXPECT_EQ(refused + 1, gpsphc_ll(rx->id, "statistics/labels_refused"));
+
+	/* Back on, through sysfs: UNLOCKED, and a label sets the clock. */
+	ASSERT_EQ(0, gpsphc_attr_set(rx->id, "servo", "on\n"));
+	EXPECT_TRUE(wait_state(c, rx, GPSPHC_SERVO_UNLOCKED, 2000));
+	idx = wait_edge(c, rx, 2000);
+	ASSERT_LE(0, idx);
+	ASSERT_EQ(0, label(c, rx, idx, 0, &res));
+	EXPECT_EQ(0, res.err) TH_LOG("%s", res.ext_msg);
+	EXPECT_EQ(steps + 1, gpsphc_ll(rx->id, "statistics/steps"));
+	EXPECT_TRUE(wait_state(c, rx, GPSPHC_SERVO_LOCKING, 2000));
+	idx = wait_edge(c, rx, 2000);
+	ASSERT_LE(0, idx);
+	EXPECT_GT(LOOSE_NS, llabs(edge_err(rx, idx))) TH_LOG("%lld ns", edge_err(rx, idx));
 }
 
 /* ---- detach with the clock open ---------------------------------------------- */
