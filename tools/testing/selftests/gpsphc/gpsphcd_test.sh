@@ -8,6 +8,8 @@
 # receiver sends GGA and RMC each second with the pulse generator off,
 # gpsphcd labels the first sentence of each second, the kernel takes every
 # label, locks, and its clock agrees with CLOCK_REALTIME + TAI-UTC.
+# Last, --servo off: the kernel leaves the clock alone (for ts2phc), and
+# gpsphcd prints its labels but sends none.
 ksft_skip=4
 port=2
 tty=/dev/ttyGPSSIM$port
@@ -43,7 +45,7 @@ check() {
 }
 
 echo "TAP version 13"
-echo "1..15"
+echo "1..20"
 echo 1 >"$SIM_CTL/msr_gate"	# an 8250: DCD interrupts only via TIOCMIWAIT
 echo 0 >"$SIM_CTL/pulse_ppb"
 echo 1 >"$SIM_CTL/pulse_enable"
@@ -169,4 +171,37 @@ gpsphcd --replay "$work/coarse.capture" >"$work/coarse.replayed" 2>"$work/coarse
 check "coarse_record_replays_to_the_same_labels" \
 	cmp -s "$work/coarse.labels" "$work/coarse.replayed"
 [ $fails -eq 0 ] || { sed 's/^/# /' "$work/coarse.err" | grep -v 'no PPS edge before it' | tail -n 20; }
+
+# --servo off: the pulses and RMC of the first part; gpsphcd labels every
+# edge on stdout, sends no time-set, and says so once.
+servo_off_status_shows() {
+	gpsphcd --status --json | grep -q '"servo_off": true' &&
+		gpsphcd --status | grep -q 'servo off (the clock is left to ts2phc or ptp4l)'
+}
+
+fails_before=$fails
+echo 1 >"$SIM_CTL/pulse_enable"
+gpsphcd --baud 9600 --servo off --state "$work/off.state" $tty \
+	>"$work/off.labels" 2>"$work/off.err" &
+daemon=$!
+sleep 1
+dev=$(grep -l "^ttyGPSSIM$port\$" /sys/class/gpsphc/*/tty 2>/dev/null | xargs -r dirname)
+[ -n "$dev" ] || dev=/nonexistent
+receiver 8
+check "servo_off_sysfs_servo_reads_off" grep -qx off "$dev/servo"
+check "servo_off_servo_state_off" grep -qx off "$dev/servo_state"
+check "servo_off_in_status_json_and_text" servo_off_status_shows
+labels=$(wc -l <"$work/off.labels")
+klabels=$(cat "$dev/statistics/labels")
+krefused=$(cat "$dev/statistics/labels_refused")
+echo "# servo off: $labels labels printed, kernel took $klabels, refused $krefused"
+check "servo_off_labels_printed_none_sent" \
+	test "$labels" -ge 4 -a "$klabels" -eq 0 -a "$krefused" -eq 0
+check "servo_off_said_once" \
+	test "$(grep -c 'labels are printed, not sent; steer /dev/ptp' "$work/off.err")" -eq 1 -a \
+	"$(grep -c 'gpsphcd: labelling' "$work/off.err")" -eq 0
+kill "$daemon"
+wait "$daemon"
+daemon=
+[ $fails -eq "$fails_before" ] || sed 's/^/# /' "$work/off.err" | tail -n 20
 exit $((fails > 0))
