@@ -38,8 +38,13 @@
  * were kmalloc-1k, filp, task_struct) while 80 cycles gave only +336 and
  * +448 kB: it levels off, as a cache filling up does and a leak does not.
  * So Slab only catches gross leaks (> 50 kB a cycle: a tty buffer, a lost
- * skb queue): SLAB_BOUND_KB. The caches that grew are logged, so a
- * failure says what kind of object piled up.
+ * skb queue): SLAB_BOUND_KB. Once, with two test suites running on the
+ * host, 6.12 grew by +1684 kB over 20 vhangup cycles (kmalloc-1k +1632
+ * kB), then by +432, +144, +100 and -112 kB in the runs that followed on
+ * an idle host: a batch above the bound is followed by a second one,
+ * and only a second batch above it too (growth that does not level off)
+ * is a leak. The caches that grew are logged, so a failure says what kind
+ * of object piled up.
  *
  * kmalloc-4k, where a leaked gpsphc_dev would go, held still to the byte
  * over 200 cycles of each variant on 6.12: one leaked device per cycle is
@@ -391,7 +396,7 @@ TEST_F_TIMEOUT(hangup, streaming_20_cycles_no_leak, 240)
 	long long k4_before, k4_after;
 	long before, after;
 	char buf[16];
-	int i;
+	int i, batch;
 
 	ASSERT_EQ(0, dir_entries(GPSPHC_CLASS));
 	for (i = 0; i < WARMUP; i++) {
@@ -403,17 +408,25 @@ TEST_F_TIMEOUT(hangup, streaming_20_cycles_no_leak, 240)
 	ASSERT_LT(0, before);
 	k4_before = slab_cache_bytes("kmalloc-4k");
 	slab_snapshot(&slab_a);
-	for (i = 0; i < CYCLES; i++) {
-		one_cycle(_metadata, self, variant->unplug, &cs);
-		if (!_metadata->passed)
-			return;
+	for (batch = 0; batch < 2; batch++) {
+		for (i = 0; i < CYCLES; i++) {
+			one_cycle(_metadata, self, variant->unplug, &cs);
+			if (!_metadata->passed)
+				return;
+		}
+		after = slab_kb();
+		slab_snapshot(&slab_b);
+		slab_log_growth(_metadata, &slab_a, &slab_b);
+		TH_LOG("Slab before %ld kB, after %d cycles %ld kB (%+ld kB)",
+		       before, CYCLES, after, after - before);
+		if (after - before < SLAB_BOUND_KB)
+			break;
+		/* Does it level off? The next batch from here. */
+		before = after;
+		slab_a = slab_b;
 	}
-	after = slab_kb();
 	k4_after = slab_cache_bytes("kmalloc-4k");
-	slab_snapshot(&slab_b);
-	slab_log_growth(_metadata, &slab_a, &slab_b);
-	TH_LOG("Slab before %ld kB, after %d cycles %ld kB (%+ld kB); kmalloc-4k %+lld bytes",
-	       before, CYCLES, after, after - before, k4_after - k4_before);
+	TH_LOG("kmalloc-4k %+lld bytes", k4_after - k4_before);
 	TH_LOG("%d cycles: %ld rx writes, %ld DCD toggles, %ld bytes read, %ld PPS and %ld sentence events; device gone at most %ld us after the hangup",
 	       WARMUP + CYCLES, cs.writes, cs.toggles, cs.bytes, cs.pps_events,
 	       cs.sentences, cs.max_gone_us);
