@@ -304,17 +304,13 @@ static int gpsphc_nl_parse_label(struct nlattr *nest, struct nlattr **tb,
 				    "a label names one input: GPSPHC_A_TIME_EDGE_SEQ (PPS) or GPSPHC_A_TIME_SENTENCE_SEQ (coarse mode), not both");
 		return -EINVAL;
 	}
-	/* Neither: the PPS edge is the input missing. */
-	if (!sentence &&
-	    NL_REQ_ATTR_CHECK(extack, nest, tb, GPSPHC_A_TIME_EDGE_SEQ)) {
-		NL_SET_ERR_MSG(extack,
-			       "a label needs the edge (or in coarse mode the sentence), its TAI second and TAI - UTC");
-		return -EINVAL;
-	}
-	if (NL_REQ_ATTR_CHECK(extack, nest, tb, GPSPHC_A_TIME_TAI_SEC) ||
+	/* With neither, the PPS edge is the input reported missing. */
+	if ((!sentence &&
+	     NL_REQ_ATTR_CHECK(extack, nest, tb, GPSPHC_A_TIME_EDGE_SEQ)) ||
+	    NL_REQ_ATTR_CHECK(extack, nest, tb, GPSPHC_A_TIME_TAI_SEC) ||
 	    NL_REQ_ATTR_CHECK(extack, nest, tb, GPSPHC_A_TIME_TAI_UTC)) {
 		NL_SET_ERR_MSG(extack,
-			       "a label needs the edge, its TAI second and TAI - UTC");
+			       "a label needs the edge (or in coarse mode the sentence), its TAI second and TAI - UTC");
 		return -EINVAL;
 	}
 	*label = (struct gpsphc_label){

@@ -573,12 +573,10 @@ static void sv_enter_holdover(struct gpsphc_servo *s,
 	s64 freq;
 	u32 i;
 
-	for (i = 0; i < s->hist_len; i++) {
-		struct gpsphc_servo_edge_rec *r = sv_hist_at(s, i);
-
-		if (r->counted && r->num == s->last_num && r->raw == s->last_raw)
-			last = r;
-	}
+	/* The newest counted input is the last one, s->last_raw's. */
+	for (i = s->hist_len; i-- > 0 && !last;)
+		if (sv_hist_at(s, i)->counted)
+			last = sv_hist_at(s, i);
 	if (s->gear < SV_EST_FULL_GEAR && last &&
 	    sv_estimate(s, last, &freq, &raw_at) >= SV_EST_GOOD)
 		s->freq = freq;
