@@ -304,26 +304,19 @@ static int live_setup_netlink(struct live *l, const char *tty_name)
 	if (ret)
 		return -1;
 
-	if (l->o->edge) {
-		msg = live_msg(l, GPSPHC_CMD_DEV_SET);
-		if (!msg || nla_put_u32(msg, GPSPHC_A_DEV_ID, l->dev_id) ||
-		    nla_put_u32(msg, GPSPHC_A_DEV_EDGE, l->o->edge))
-			return -1;
-		ret = live_request(l, msg, "setting the PPS edge", NULL, 0);
-		nlmsg_free(msg);
-		if (ret)
-			return -1;
-	}
-
-	if (l->o->servo != LIVE_SERVO_LEAVE) {
+	/* --edge and --servo in one dev-set: the kernel applies all or none. */
+	if (l->o->edge || l->o->servo != LIVE_SERVO_LEAVE) {
 		bool off = l->o->servo == LIVE_SERVO_OFF;
 
 		msg = live_msg(l, GPSPHC_CMD_DEV_SET);
-		if (!msg || nla_put_u32(msg, GPSPHC_A_DEV_ID, l->dev_id) ||
-		    nla_put_u8(msg, GPSPHC_A_DEV_SERVO_OFF, off))
-			return -1;
-		ret = live_request(l, msg, off ? "turning the kernel servo off" :
-				   "turning the kernel servo on", NULL, 0);
+		ret = !msg || nla_put_u32(msg, GPSPHC_A_DEV_ID, l->dev_id) ||
+		      (l->o->edge &&
+		       nla_put_u32(msg, GPSPHC_A_DEV_EDGE, l->o->edge)) ||
+		      (l->o->servo != LIVE_SERVO_LEAVE &&
+		       nla_put_u8(msg, GPSPHC_A_DEV_SERVO_OFF, off));
+		if (!ret)
+			ret = live_request(l, msg, "applying --edge and --servo",
+					   NULL, 0);
 		nlmsg_free(msg);
 		if (ret)
 			return -1;
