@@ -65,13 +65,9 @@ FIXTURE_SETUP(coarse)
 
 	self->tty_fd = self->ptp_fd = -1;
 	self->nl.fd = -1;
-	ret = nlt_open(&self->nl);
-	ASSERT_EQ(0, ret) TH_LOG("genl family " GPSPHC_GENL_NAME ": %s", strerror(-ret));
-	ASSERT_EQ(0, nlt_subscribe(&self->nl));
-	self->q = calloc(1, sizeof(*self->q));
-	ASSERT_NE(NULL, self->q);
-	self->nl.mcast_fn = nlt_events_keep;
-	self->nl.mcast_arg = self->q;
+	ret = nlt_open_events(&self->nl, &self->q);
+	ASSERT_EQ(0, ret) TH_LOG("genl family " GPSPHC_GENL_NAME " events: %s",
+				 strerror(-ret));
 	self->coarse_ntf = true;
 
 	ASSERT_EQ(0, sim_port_present(PORT, 1));
@@ -202,13 +198,6 @@ static long long clock_error(struct __test_metadata *_metadata,
 	return x.dev - back - (long long)tai * NSEC_PER_SEC;
 }
 
-static const char *servo_state(int id, char *buf, size_t size)
-{
-	if (gpsphc_attr_str(id, "servo_state", buf, size) < 0)
-		snprintf(buf, size, "?");
-	return buf;
-}
-
 /*
  * Bursts from @k0 on, each labelled T0 + k, until @n have been measured
  * in LOCKED (or @max_bursts have passed); |errors| of the locked ones in
@@ -233,7 +222,7 @@ static int run_bursts(struct __test_metadata *_metadata, FIXTURE_DATA(coarse) *s
 		ASSERT_EQ(0, label_sentence(self, b.seq[0], T0 + k, &res));
 		ASSERT_EQ(0, res.err) TH_LOG("burst %d: %s", k, res.ext_msg);
 		e = clock_error(_metadata, self, b.raw[0] - latency, T0 + k);
-		servo_state(self->id, st, sizeof(st));
+		gpsphc_servo_state(self->id, st, sizeof(st));
 		TH_LOG("burst %d: %s, clock - label %+.3f ms, offset_ns %lld", k, st,
 		       e / 1e6, gpsphc_ll(self->id, "offset_ns"));
 		if (strcmp(st, "locked") ||
@@ -440,7 +429,7 @@ TEST_F_TIMEOUT(coarse, pps_holdover_with_sentences, 60)
 		burst(_metadata, self, k, true, NSEC_PER_SEC, &b);
 	/* A tick (every 250 ms) has come since the last sentence. */
 	usleep(300000);
-	EXPECT_STREQ("holdover", servo_state(self->id, st, sizeof(st)));
+	EXPECT_STREQ("holdover", gpsphc_servo_state(self->id, st, sizeof(st)));
 	EXPECT_LE(2, gpsphc_ll(self->id, "holdover_s"));
 	EXPECT_EQ(0, gpsphc_ll(self->id, "coarse"));
 	ASSERT_EQ(0, label_sentence(self, b.seq[0], T0 + 10, &res));

@@ -33,6 +33,11 @@ trap cleanup EXIT
 tap_n=0
 fails=0
 # check NAME CONDITION...: one TAP line.
+# gpsphc_dev: the sysfs directory of the port's gpsphc device, or nothing.
+gpsphc_dev() {
+	grep -l "^ttyGPSSIM$port\$" /sys/class/gpsphc/*/tty 2>/dev/null | xargs -r dirname
+}
+
 check() {
 	name=$1; shift
 	tap_n=$((tap_n + 1))
@@ -53,7 +58,7 @@ gpsphcd --baud 9600 --state "$work/state" --record "$work/capture" $tty \
 	>"$work/labels" 2>"$work/err" &
 daemon=$!
 sleep 1
-dev=$(grep -l "^ttyGPSSIM$port\$" /sys/class/gpsphc/*/tty | xargs dirname)
+dev=$(gpsphc_dev)
 receiver 12
 
 check "gpsphcd_attached_and_labelled" test -n "$dev" -a -s "$work/labels"
@@ -115,7 +120,7 @@ daemon=$!
 dev=
 for _ in 1 2 3 4 5 6 7 8 9 10; do
 	sleep 0.2
-	dev=$(grep -l "^ttyGPSSIM$port\$" /sys/class/gpsphc/*/tty 2>/dev/null | xargs -r dirname)
+	dev=$(gpsphc_dev)
 	[ -n "$dev" ] && break
 done
 [ -n "$dev" ] || dev=/nonexistent
@@ -185,7 +190,7 @@ gpsphcd --baud 9600 --servo off --state "$work/off.state" $tty \
 	>"$work/off.labels" 2>"$work/off.err" &
 daemon=$!
 sleep 1
-dev=$(grep -l "^ttyGPSSIM$port\$" /sys/class/gpsphc/*/tty 2>/dev/null | xargs -r dirname)
+dev=$(gpsphc_dev)
 [ -n "$dev" ] || dev=/nonexistent
 receiver 8
 check "servo_off_sysfs_servo_reads_off" grep -qx off "$dev/servo"

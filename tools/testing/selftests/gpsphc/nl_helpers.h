@@ -807,6 +807,29 @@ static inline void nlt_events_keep(const struct nlmsghdr *nlh, void *arg)
 	nlt_events_push(arg, &e);
 }
 
+/*
+ * Open @s subscribed to the events group, with a new queue in @q that
+ * also keeps the notifications coming while a request waits for its ack
+ * (nlt_events_keep): 0 or -errno. Free the queue with nlt_events_free()
+ * and free().
+ */
+static inline int nlt_open_events(struct nlt_sock *s, struct nlt_events **q)
+{
+	int ret = nlt_open(s);
+
+	if (ret)
+		return ret;
+	ret = nlt_subscribe(s);
+	if (ret)
+		return ret;
+	*q = calloc(1, sizeof(**q));
+	if (!*q)
+		return -ENOMEM;
+	s->mcast_fn = nlt_events_keep;
+	s->mcast_arg = *q;
+	return 0;
+}
+
 /* Events of one kind, counted. */
 static inline int nlt_events_count(const struct nlt_events *q, uint8_t cmd)
 {

@@ -55,6 +55,14 @@ static inline int gpsphc_attr_str(int id, const char *attr, char *buf, size_t si
 	return n;
 }
 
+/* The servo's sysfs state of device @id, as a string ("" if unreadable). */
+static inline const char *gpsphc_servo_state(int id, char *buf, size_t size)
+{
+	if (gpsphc_attr_str(id, "servo_state", buf, size) < 0)
+		buf[0] = '\0';
+	return buf;
+}
+
 /* A decimal attribute of device @id into @v: 0 or -errno. */
 static inline int gpsphc_attr_ll(int id, const char *attr, long long *v)
 {

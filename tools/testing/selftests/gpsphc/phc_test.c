@@ -145,13 +145,9 @@ static void ctx_setup(struct __test_metadata *_metadata, struct ctx *c)
 	memset(c, 0, sizeof(*c));
 	c->t_start = clock_ns(CLOCK_MONOTONIC);
 	c->nl.fd = -1;
-	ret = nlt_open(&c->nl);
-	ASSERT_EQ(0, ret) TH_LOG("genl family " GPSPHC_GENL_NAME ": %s", strerror(-ret));
-	ASSERT_EQ(0, nlt_subscribe(&c->nl));
-	c->q = calloc(1, sizeof(*c->q));
-	ASSERT_NE(NULL, c->q);
-	c->nl.mcast_fn = nlt_events_keep;
-	c->nl.mcast_arg = c->q;
+	ret = nlt_open_events(&c->nl, &c->q);
+	ASSERT_EQ(0, ret) TH_LOG("genl family " GPSPHC_GENL_NAME " events: %s",
+				 strerror(-ret));
 }
 
 static void rx_detach(struct rx *rx)
@@ -433,14 +429,6 @@ static int start_and_label(struct __test_metadata *_metadata, struct ctx *c,
 	return idx;
 }
 
-/* The servo's sysfs state, as a string ("" if unreadable). */
-static const char *servo_state(int id, char *buf, size_t size)
-{
-	if (gpsphc_attr_str(id, "servo_state", buf, size) < 0)
-		buf[0] = '\0';
-	return buf;
-}
-
 /*
  * Run up to @max edges until the servo notifies LOCKED, labelling each
  * with its true second if @label_each: the number of edges it took, or -1.
@@ -568,7 +556,7 @@ TEST_F(phc, caps_and_sysfs)
 	EXPECT_STREQ(want, buf);
 
 	/* The servo's files, before any label. */
-	EXPECT_STREQ("unlocked", servo_state(rx->id, buf, sizeof(buf)));
+	EXPECT_STREQ("unlocked", gpsphc_servo_state(rx->id, buf, sizeof(buf)));
 	ASSERT_LT(0, gpsphc_attr_str(rx->id, "scale", buf, sizeof(buf)));
 	EXPECT_STREQ("tai", buf);
 	ASSERT_LT(0, gpsphc_attr_str(rx->id, "available_scales", buf, sizeof(buf)));
@@ -888,7 +876,7 @@ TEST_F_TIMEOUT(lock, locks_and_keeps_the_count, 90)
 	if (edges < 0)
 		log_edges(_metadata, rx, first + 1, rx->n);
 	ASSERT_LT(0, edges) TH_LOG("not locked after %d edges (sysfs: %s)", LOCK_MAX_EDGES,
-				   servo_state(rx->id, buf, sizeof(buf)));
+				   gpsphc_servo_state(rx->id, buf, sizeof(buf)));
 	if (variant->label_each)
 		labels += edges;
 	locked_at = rx->n;
@@ -945,7 +933,7 @@ TEST_F_TIMEOUT(lock, locks_and_keeps_the_count, 90)
 	EXPECT_EQ(0, count_ntf(rx, GPSPHC_CMD_LABEL_NTF));
 
 	/* sysfs agrees. */
-	EXPECT_STREQ("locked", servo_state(rx->id, buf, sizeof(buf)));
+	EXPECT_STREQ("locked", gpsphc_servo_state(rx->id, buf, sizeof(buf)));
 	freq = gpsphc_ll(rx->id, "freq_ppb");
 	/* The receiver's second is 1.00005 s of raw time: -49997.5 ppb. */
 	TH_LOG("freq_ppb %lld (receiver: -49997.5), offset_ns %lld, rms_ns %lld, outliers %lld",
@@ -1163,7 +1151,7 @@ TEST_F_TIMEOUT(phc, holdover_and_back, 120)
 	TH_LOG("holdover notified %lld ms after the last edge", wait_ms);
 	EXPECT_GT(HOLDOVER_ENTER_MS, wait_ms);
 	EXPECT_LT(1000, wait_ms) TH_LOG("holdover before a pulse was even late");
-	EXPECT_STREQ("holdover", servo_state(rx->id, buf, sizeof(buf)));
+	EXPECT_STREQ("holdover", gpsphc_servo_state(rx->id, buf, sizeof(buf)));
 
 	ASSERT_EQ(0, phc_precise(rx->ptp_fd, &a));
 	h1 = gpsphc_ll(rx->id, "holdover_s");
@@ -1591,7 +1579,7 @@ TEST_F_TIMEOUT(phc, servo_off_leaves_the_clock_alone, 40)
 	ASSERT_EQ(0, dev_set_u8(&c->nl, rx->id, GPSPHC_A_DEV_SERVO_OFF, 1, &res));
 	ASSERT_EQ(0, res.err) TH_LOG("%s", res.ext_msg);
 	EXPECT_TRUE(wait_state(c, rx, GPSPHC_SERVO_OFF, 2000));
-	EXPECT_STREQ("off", servo_state(rx->id, buf, sizeof(buf)));
+	EXPECT_STREQ("off", gpsphc_servo_state(rx->id, buf, sizeof(buf)));
 	ASSERT_LT(0, gpsphc_attr_str(rx->id, "servo", buf, sizeof(buf)));
 	EXPECT_STREQ("off", buf);
 
@@ -1609,7 +1597,7 @@ TEST_F_TIMEOUT(phc, servo_off_leaves_the_clock_alone, 40)
 	EXPECT_EQ(10000, gpsphc_ll(rx->id, "freq_ppb"));
 	EXPECT_GT(LOOSE_NS, llabs(b.dev - t - 1000 * NSEC_PER_SEC - (b.raw - a.raw)));
 	EXPECT_EQ(steps, gpsphc_ll(rx->id, "statistics/steps"));
-	EXPECT_STREQ("off", servo_state(rx->id, buf, sizeof(buf)));
+	EXPECT_STREQ("off", gpsphc_servo_state(rx->id, buf, sizeof(buf)));
 	/* EXTTS: one event per edge, at the clock's time of the edge. */
 	EXPECT_EQ(rx->n, rx->n_ext);
 	EXPECT_GT(LOOSE_NS, llabs(rx->e[rx->n - 1].extts - rx->e[rx->n - 1].raw -
@@ -2105,7 +2093,7 @@ TEST_F_TIMEOUT(tsnl, time_set_refused, 60)
 
 	t1 = phc_gettime(rx->ptp_fd) - clock_ns(CLOCK_MONOTONIC_RAW);
 	EXPECT_GT(10000000, llabs(t1 - t0)) TH_LOG("the clock moved by %lld ns", t1 - t0);
-	EXPECT_STREQ("unlocked", servo_state(rx->id, buf, sizeof(buf)));
+	EXPECT_STREQ("unlocked", gpsphc_servo_state(rx->id, buf, sizeof(buf)));
 	EXPECT_EQ(0, gpsphc_ll(rx->id, "statistics/labels"));
 	EXPECT_EQ(0, gpsphc_ll(rx->id, "statistics/steps"));
 	refused = gpsphc_ll(rx->id, "statistics/labels_refused");
