@@ -11,8 +11,11 @@
 #   make checkpatch sparse    kernel style and static checks
 
 KVER ?= $(shell uname -r)
-KDIR ?= /lib/modules/$(KVER)/build
 GPSPHC_CACHE ?= /var/cache/gpsphc
+# An installed kernel's headers, else the ones 'make deps' unpacked.
+KDIR ?= $(firstword $(wildcard /lib/modules/$(KVER)/build \
+	$(GPSPHC_CACHE)/kernel-$(KVER)/usr/src/linux-headers-$(KVER)) \
+	/lib/modules/$(KVER)/build)
 export GPSPHC_CACHE
 
 all: module

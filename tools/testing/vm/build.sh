@@ -17,12 +17,13 @@ TOP=$(cd "$(dirname "$0")/../../.." && pwd)
 CACHE=${GPSPHC_CACHE:-/var/cache/gpsphc}
 VMBUILD=${GPSPHC_VM_BUILD:-$TOP/tools/testing/vm/build}
 OUT=$VMBUILD/$KVER
-KDIR=/lib/modules/$KVER/build
+KROOT=$CACHE/kernel-$KVER
+KDIR=$KROOT/usr/src/linux-headers-$KVER
 STAGE=$OUT/root
 
 die() { echo "build.sh: $*" >&2; exit 1; }
 [ -d "$KDIR" ] || die "no headers for $KVER in $KDIR: run 'make deps'"
-[ -s "$CACHE/vmlinuz-$KVER" ] || die "no kernel image $CACHE/vmlinuz-$KVER: run 'make deps'"
+[ -s "$KROOT/boot/vmlinuz-$KVER" ] || die "no kernel image $KROOT/boot/vmlinuz-$KVER: run 'make deps'"
 
 # kbuild_module NAME SRC...: copy sources into a private directory so the
 # two kernels' builds never share objects, then build warning-free.

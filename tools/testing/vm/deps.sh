@@ -5,17 +5,21 @@
 # Runs apt-get update only when something is missing, so a warm machine
 # takes well under a second. Needs root (apt-get) on Debian 12 (bookworm).
 #
-# The two test kernels are chosen by Debian's own meta-packages: the
-# bookworm linux-headers-amd64 (6.1) and the bookworm-backports one (6.12).
-# Their ABI names are written to $GPSPHC_CACHE/kernels.mk for the Makefile.
+# The two test kernels are Debian 12's current ones, chosen by Debian's
+# own meta-packages: linux-headers-amd64 (6.1) and linux-headers-6.12-amd64
+# (6.12, from bookworm-security). Their headers and images are downloaded
+# and unpacked into $GPSPHC_CACHE/kernel-KVER, never installed: the headers
+# packages depend on the image, and installing an image would change how
+# this machine boots. Their ABI names are written to
+# $GPSPHC_CACHE/kernels.mk.
 set -eu
 
 CACHE=${GPSPHC_CACHE:-/var/cache/gpsphc}
-BPO_LIST=/etc/apt/sources.list.d/gpsphc-bookworm-backports.sources
-PACKAGES="build-essential make gcc pkg-config kmod cpio busybox-static
+PACKAGES="build-essential make gcc gcc-12 pkg-config kmod cpio busybox-static
 	qemu-system-x86 libnl-3-dev libnl-genl-3-dev linux-source-6.1
-	linuxptp sparse tzdata clang libclang-rt-14-dev xz-utils python3 perl bc
-	flex bison libelf-dev"
+	linux-source-6.12 linuxptp sparse tzdata clang libclang-rt-14-dev
+	xz-utils python3 python3-yaml python3-jsonschema perl bc flex bison
+	libelf-dev libssl-dev dwarves rsync"
 
 die() { echo "deps: $*" >&2; exit 1; }
 
@@ -29,69 +33,80 @@ apt_update() {
 	updated=1
 }
 
-# 6.12 comes from bookworm-backports; add it unless some source already has it.
-if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-	cat > "$BPO_LIST" <<'SRC'
-Types: deb
-URIs: http://deb.debian.org/debian
-Suites: bookworm-backports
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
-	apt_update
-fi
-
 missing() {
 	for p in "$@"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || echo "$p"
 	done
 }
 
+# newest_dep META PATTERN: the versioned package META depends on.
+newest_dep() {
+	apt-cache depends "$1" 2>/dev/null | sed -n "s/^ *|\{0,1\}Depends: \($2\)\$/\1/p" | head -n1
+}
+
 mkdir -p "$CACHE"
 KMK="$CACHE/kernels.mk"
-if [ ! -s "$KMK" ]; then
-	# 'apt-cache depends' needs package lists; make sure they exist.
-	apt-cache show linux-headers-amd64 >/dev/null 2>&1 || apt_update
-	bpo=$(apt-cache madison linux-headers-amd64 | awk '$3 ~ /bpo12/ {print $3; exit}')
-	std=$(apt-cache madison linux-headers-amd64 | awk '$3 !~ /bpo/ {print $3; exit}')
-	if [ -z "$bpo" ] || [ -z "$std" ]; then
+# Re-resolve once a day, so the cache follows Debian's security updates.
+if [ ! -s "$KMK" ] || [ -n "$(find "$KMK" -mmin +1440)" ]; then
+	apt-cache show linux-headers-6.12-amd64 >/dev/null 2>&1 || apt_update
+	k61=$(newest_dep linux-headers-amd64 'linux-headers-6\.1\..*-amd64' | sed 's/^linux-headers-//')
+	k612=$(newest_dep linux-headers-6.12-amd64 'linux-headers-6\.12\..*-amd64' | sed 's/^linux-headers-//')
+	if [ -z "$k61" ] || [ -z "$k612" ]; then
 		apt_update
-		bpo=$(apt-cache madison linux-headers-amd64 | awk '$3 ~ /bpo12/ {print $3; exit}')
-		std=$(apt-cache madison linux-headers-amd64 | awk '$3 !~ /bpo/ {print $3; exit}')
+		k61=$(newest_dep linux-headers-amd64 'linux-headers-6\.1\..*-amd64' | sed 's/^linux-headers-//')
+		k612=$(newest_dep linux-headers-6.12-amd64 'linux-headers-6\.12\..*-amd64' | sed 's/^linux-headers-//')
 	fi
-	[ -n "$bpo" ] && [ -n "$std" ] || die "cannot find linux-headers-amd64 in bookworm and bookworm-backports"
-	k61=$(apt-cache depends "linux-headers-amd64=$std" | sed -n 's/.*Depends: linux-headers-\(6\.1\..*-amd64\)$/\1/p' | head -n1)
-	k612=$(apt-cache depends "linux-headers-amd64=$bpo" | sed -n 's/.*Depends: linux-headers-\(6\.12\..*-amd64\)$/\1/p' | head -n1)
-	[ -n "$k61" ] && [ -n "$k612" ] || die "cannot resolve the 6.1/6.12 kernel ABI names from linux-headers-amd64"
+	[ -n "$k61" ] && [ -n "$k612" ] ||
+		die "cannot resolve the 6.1/6.12 kernel ABI names from linux-headers-amd64 and linux-headers-6.12-amd64 (is bookworm-security in /etc/apt/sources.list.d?)"
 	printf 'KVER_61 := %s\nKVER_612 := %s\n' "$k61" "$k612" > "$KMK.tmp"
 	mv "$KMK.tmp" "$KMK"
 fi
 k61=$(sed -n 's/^KVER_61 := //p' "$KMK")
 k612=$(sed -n 's/^KVER_612 := //p' "$KMK")
 
-need=$(missing $PACKAGES "linux-headers-$k61" "linux-headers-$k612")
+need=$(missing $PACKAGES)
 if [ -n "$need" ]; then
 	apt_update
 	echo "deps: installing:" $need >&2
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $need >/dev/null ||
 		die "apt-get install failed for: $need"
 fi
+# gpsphcd's leap-second data is tzdata's leap-seconds.list: keep it current.
+if [ "$(dpkg-query -W -f='${Version}' tzdata)" != "$(apt-cache policy tzdata | sed -n 's/^ *Candidate: //p')" ]; then
+	apt_update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --only-upgrade tzdata >/dev/null ||
+		die "apt-get could not bring tzdata up to date"
+fi
+# Nothing above may pull in a kernel image: that would change the boot.
+case $need in *linux-image*) die "refusing: a kernel image was about to be installed" ;; esac
 
-# Kernel images for the test VM: downloaded, never installed.
+# Headers, kbuild tools and image of one kernel, unpacked side by side in
+# $CACHE/kernel-KVER so the headers' relative links resolve:
+#   usr/src/linux-headers-KVER   the module build tree (KDIR)
+#   boot/vmlinuz-KVER            the test VM's kernel
+#   lib/modules/KVER             its modules (pps_core, ptp, ...)
 for k in "$k61" "$k612"; do
-	img="$CACHE/vmlinuz-$k"
-	[ -s "$img" ] && continue
+	root="$CACHE/kernel-$k"
+	[ -f "$root/.unpacked" ] && continue
+	hdr=linux-headers-$k
+	pkgs="$hdr $(apt-cache depends "$hdr" 2>/dev/null |
+		sed -n 's/^ *|\{0,1\}Depends: \(linux-headers-.*-common\|linux-kbuild-.*\|linux-image-.*-unsigned\)$/\1/p' | sort -u)"
+	case $pkgs in *linux-image-*) ;; *) pkgs="$pkgs linux-image-$k" ;; esac
 	tmp=$(mktemp -d)
-	(cd "$tmp" && apt-get download -q "linux-image-$k" >/dev/null 2>&1) ||
-		(apt_update && cd "$tmp" && apt-get download -q "linux-image-$k" >/dev/null) ||
-		die "apt-get download linux-image-$k failed"
-	dpkg-deb -x "$tmp"/linux-image-*.deb "$tmp/x"
-	cp "$tmp/x/boot/vmlinuz-$k" "$img.tmp"
-	# Keep the modules the tests need (pps_core, ptp) next to the image.
-	rm -rf "$CACHE/modules-$k"
-	mv "$tmp/x/lib/modules/$k" "$CACHE/modules-$k"
-	mv "$img.tmp" "$img"
+	(cd "$tmp" && apt-get download -q $pkgs >/dev/null 2>&1) ||
+		(apt_update && cd "$tmp" && apt-get download -q $pkgs >/dev/null) ||
+		die "apt-get download $pkgs failed"
+	rm -rf "$root"; mkdir -p "$root"
+	for deb in "$tmp"/*.deb; do
+		dpkg-deb -x "$deb" "$root" || die "unpacking $deb failed"
+	done
 	rm -rf "$tmp"
+	mk="$root/usr/src/linux-headers-$k/Makefile"
+	[ -f "$mk" ] || die "no build tree in the headers of $k"
+	# Debian's build tree includes the common headers by absolute path.
+	sed -i "s|^include /usr/src/|include $root/usr/src/|" "$mk"
+	[ -s "$root/boot/vmlinuz-$k" ] || die "no vmlinuz in the image of $k"
+	touch "$root/.unpacked"
 done
 
 # kselftest harness and checkpatch.pl from Debian's linux-source-6.1 tarball.

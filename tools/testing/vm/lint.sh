@@ -42,7 +42,7 @@ sparse_one() {
 	kver=$1
 	dir=$(mktemp -d)
 	cp -r "$TOP/Kbuild" "$TOP/kmod" "$dir/"
-	out=$(make -s -C "/lib/modules/$kver/build" M="$dir" C=2 CHECK=sparse \
+	out=$(make -s -C "$CACHE/kernel-$kver/usr/src/linux-headers-$kver" M="$dir" C=2 CHECK=sparse \
 		CONFIG_DEBUG_INFO_BTF_MODULES= modules 2>&1 | grep -E 'warning|error')
 	rm -rf "$dir"
 	if [ -z "$out" ]; then

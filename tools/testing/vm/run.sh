@@ -23,7 +23,7 @@ log=$OUT/console.log
 set +e
 timeout -k 5 "$TIMEOUT" qemu-system-x86_64 -accel tcg,thread=single -cpu max -smp 2 -m 1024 \
 	-nographic -no-reboot -nodefaults -serial stdio \
-	-kernel "$CACHE/vmlinuz-$KVER" -initrd "$OUT/initramfs.cpio.gz" \
+	-kernel "$CACHE/kernel-$KVER/boot/vmlinuz-$KVER" -initrd "$OUT/initramfs.cpio.gz" \
 	-append "console=ttyS0 loglevel=3 panic=-1 oops=panic gpsphc.mode=$MODE" \
 	</dev/null | tr -d '\r' | tee "$log"
 rc=$?
