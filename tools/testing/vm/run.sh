@@ -20,6 +20,10 @@ CACHE=${GPSPHC_CACHE:-/var/cache/gpsphc}
 OUT=${GPSPHC_VM_BUILD:-$TOP/tools/testing/vm/build}/$KVER
 
 log=$OUT/console.log
+# One timing-sensitive guest at a time on this machine: wait for the
+# others (a developer's, a helper's) to finish before booting.
+exec 9>"${TMPDIR:-/tmp}/gpsphc-vm.lock"
+flock 9
 set +e
 timeout -k 5 "$TIMEOUT" qemu-system-x86_64 -accel tcg,thread=single -cpu max -smp 2 -m 1024 \
 	-nographic -no-reboot -nodefaults -serial stdio \
