@@ -89,6 +89,15 @@ static s64 sv_div64_s64(s64 a, s64 b)
 /* ...up to this far off (ns), and a slope up to 1 ms per second. */
 #define SV_FIT_RESID_MAX	2147483648LL		/* 2^31 */
 #define SV_FIT_SLOPE_MAX	1000000LL
+/*
+ * A PPS edge is a new second only within this of where the second is due,
+ * plus what the rate can be wrong by since the last one: interrupt latency
+ * on a serial port is microseconds to a few milliseconds, and a window
+ * under the step threshold keeps a glitch that lands in it from stepping.
+ */
+#define SV_PHASE_WINDOW_NS	10000000U
+/* Off-phase edges a second apart, in a row, that move the phase there */
+#define SV_REPHASE_EDGES	4
 /* History pairs for the frequency estimate must span at most these. */
 #define SV_EST_MAX_NUM		65536U
 #define SV_EST_MAX_RAW		140737488355328ULL	/* 2^47 */
@@ -720,11 +729,49 @@ static void sv_loop(struct gpsphc_servo *s,
 		s->state = GPSPHC_SERVO_LOCKED;
 }
 
+/*
+ * How far @rec is from where a second is due, ns: against the clock once
+ * labelled (it holds the phase and the rate the loop learnt), else against
+ * the last counted input and the rate estimate. @dtrue: true ns since the
+ * last counted input.
+ */
+static u64 sv_phase_error(const struct gpsphc_servo *s, s64 phc_ns, u64 dtrue)
+{
+	u32 rem;
+
+	if (s->labelled && s->state != GPSPHC_SERVO_UNLOCKED)
+		sv_div_u64_rem((u64)phc_ns, SV_NSEC, &rem);
+	else
+		sv_div_u64_rem(dtrue, SV_NSEC, &rem);
+	return rem > SV_HALF_SEC ? SV_NSEC - rem : rem;
+}
+
+/*
+ * Is a PPS edge that is not where its second was due the new phase of
+ * the pulses? Only when SV_REPHASE_EDGES such edges came a second apart
+ * and no counted edge came meanwhile: a receiver reset, or a first edge
+ * that was a glitch. A storm's edges are never a second apart in a row
+ * while a counted edge comes every second.
+ */
+static bool sv_rephase(struct gpsphc_servo *s, u64 raw, u64 window)
+{
+	u64 d = sv_since(raw, s->off_phase_raw);
+	u64 e = d > SV_NSEC ? d - SV_NSEC : SV_NSEC - d;
+
+	if (s->off_phase_run && e <= window)
+		s->off_phase_run++;
+	else
+		s->off_phase_run = 1;
+	s->off_phase_raw = raw;
+	return s->off_phase_run >= SV_REPHASE_EDGES &&
+	       sv_since(raw, s->last_raw) > SV_NSEC + SV_HALF_SEC;
+}
+
 /* Number a counted input; false if it is no new second */
 static bool sv_count(struct gpsphc_servo *s, struct gpsphc_servo_edge_rec *rec,
-		     bool switched)
+		     s64 phc_ns, bool switched)
 {
-	u64 dtrue, n;
+	u64 dtrue, n, window;
 	u32 rem;
 
 	if (!s->have_edge) {
@@ -741,6 +788,20 @@ static bool sv_count(struct gpsphc_servo *s, struct gpsphc_servo_edge_rec *rec,
 			return true;
 		}
 		return false;
+	}
+	/* Sentence starts are picked by their gap, and come ms late anyway. */
+	if (!rec->coarse && !switched) {
+		/* The rate may be off by max_ppb since the last counted edge. */
+		window = SV_PHASE_WINDOW_NS +
+			 sv_div_u64_rem(sv_min_u64(dtrue, SV_OFF_LIMIT) / 1000 *
+					s->cfg.max_ppb, 1000000, &rem);
+		/* A loop at its rate limit is behind by its offset, knowingly. */
+		if (sv_mag(s->freq) >= (u64)sv_max_adj(s))
+			window += sv_mag(sv_clamp(s->offset_ns, SV_HALF_SEC));
+		if (sv_phase_error(s, phc_ns, dtrue) > window &&
+		    !sv_rephase(s, rec->raw, SV_PHASE_WINDOW_NS))
+			return false;
+		s->off_phase_run = 0;
 	}
 	s->counters.missed += n - 1;
 	rec->num = s->last_num + n;
@@ -780,7 +841,7 @@ void gpsphc_servo_edge(struct gpsphc_servo *s, enum gpsphc_servo_input kind,
 		s->coarse = false;
 	}
 
-	rec.counted = sv_count(s, &rec, switched && s->have_edge);
+	rec.counted = sv_count(s, &rec, phc_ns, switched && s->have_edge);
 	sv_hist_push(s, &rec);
 	if (!rec.counted) {
 		s->counters.spurious++;
@@ -831,7 +892,7 @@ void gpsphc_servo_reset(struct gpsphc_servo *s)
 {
 	s->state = GPSPHC_SERVO_UNLOCKED;
 	s->labelled = false;
-	s->pending_n = 0;
+	s->pending.n = 0;
 	s->rejects = 0;
 	s->lock_run = 0;
 	s->offset_ns = 0;
@@ -857,12 +918,28 @@ static void sv_first_label(struct gpsphc_servo *s,
 			   (s64)sv_min_u64(elapsed, SV_OFF_LIMIT));
 	s->tai_base = tai_sec - rec->num;
 	s->labelled = true;
-	s->pending_n = 0;
+	s->pending.n = 0;
 	sv_step(s, sv_sat_sub(truth, now_phc_ns), out);
 	sv_set_adj(s, s->freq, out);
 	/* A long history gives a good start: skip the fastest gears. */
 	sv_relock(s, used >= GPSPHC_SERVO_HISTORY ? SV_EST_FULL_GEAR :
 		  used >= SV_EST_GOOD ? SV_EST_GOOD_GEAR : 0);
+}
+
+bool gpsphc_servo_confirm(struct gpsphc_servo_confirm *c, bool same, u64 num,
+			  u32 need)
+{
+	if (c->n && same && num == c->num)
+		return false;
+	if (c->n && same && num == c->num + 1)
+		c->n++;
+	else
+		c->n = 1;
+	c->num = num;
+	if (c->n < need)
+		return false;
+	c->n = 0;
+	return true;
 }
 
 int gpsphc_servo_label(struct gpsphc_servo *s, u64 edge_raw_ns, u64 tai_sec,
@@ -904,6 +981,7 @@ int gpsphc_servo_label(struct gpsphc_servo *s, u64 edge_raw_ns, u64 tai_sec,
 	}
 
 	s->counters.labels++;
+	out->edge_num = rec->num;
 	if (!s->labelled) {
 		sv_first_label(s, rec, tai_sec, now_raw_ns, now_phc_ns, out);
 		ret = GPSPHC_SERVO_LABEL_SET;
@@ -911,25 +989,20 @@ int gpsphc_servo_label(struct gpsphc_servo *s, u64 edge_raw_ns, u64 tai_sec,
 	}
 	d = (s64)tai_sec - (s64)(s->tai_base + rec->num);
 	if (!d) {
-		s->pending_n = 0;
+		s->pending.n = 0;
 		ret = GPSPHC_SERVO_LABEL_AGREE;
 		goto out;
 	}
 	s->counters.disagreements++;
 	out->flags |= GPSPHC_SERVO_OUT_DISAGREE;
-	if (s->pending_n && s->pending_d == d) {
-		s->pending_n++;
-	} else {
+	if (!gpsphc_servo_confirm(&s->pending, s->pending.n && s->pending_d == d,
+				  rec->num, s->cfg.confirm_n)) {
 		s->pending_d = d;
-		s->pending_n = 1;
-	}
-	if (s->pending_n < s->cfg.confirm_n) {
 		ret = GPSPHC_SERVO_LABEL_DISAGREE;
 		goto out;
 	}
 	/* Confirmed: whole seconds only, the loop's lock is unaffected. */
 	s->tai_base = tai_sec - rec->num;
-	s->pending_n = 0;
 	out->step_ns = d * (s64)SV_NSEC;
 	out->flags |= GPSPHC_SERVO_OUT_STEP;
 	s->counters.steps++;

@@ -156,8 +156,10 @@ struct gpsphc_servo_cfg {
  * @edges: inputs counted as seconds (PPS edges, or sentence starts in
  *	coarse mode).
  * @missed: seconds with no input, judged from the time between inputs.
- * @spurious: PPS edges less than half a second after the previous one,
- *	ignored (contact bounce, a glitch on DCD).
+ * @spurious: PPS edges not where the next second was due (more than
+ *	the phase window off it): contact bounce, a glitch or storm on DCD,
+ *	a receiver set to several pulses a second. Not counted as seconds;
+ *	they never move the clock.
  * @ignored: sentence starts that were not used: not the first of their
  *	burst, or a PPS is (or lately was) present.
  * @outliers: offsets rejected as latency outliers.
@@ -279,6 +281,20 @@ struct gpsphc_servo_edge_rec {
 };
 
 /**
+ * struct gpsphc_servo_confirm - a change that labels must confirm
+ * @num: edge number of the last label that proposed it
+ * @n: labels for distinct consecutive edges that proposed it, 0: none
+ *
+ * A label moves the clock's count, or its TAI - UTC, only when the labels
+ * of confirm_n distinct consecutive edges all propose the same change: a
+ * repeat for one edge counts once, and an edge skipped starts again.
+ */
+struct gpsphc_servo_confirm {
+	u64 num;
+	u32 n;
+};
+
+/**
  * struct gpsphc_servo - per-device servo state, embedded by its user
  * @cfg: settings, sanitised; change them with gpsphc_servo_configure().
  * @counters: statistics; see struct gpsphc_servo_counters.
@@ -309,7 +325,9 @@ struct gpsphc_servo_edge_rec {
  * @rejects: outliers in a row.
  * @lock_run: offsets in a row within lock_ns.
  * @pending_d: seconds by which the pending labels disagree.
- * @pending_n: labels in a row that disagreed by @pending_d.
+ * @pending: how far the labels for @pending_d are confirmed.
+ * @off_phase_raw: raw time of the last PPS edge off the predicted phase.
+ * @off_phase_run: such edges in a row, each a second after the one before.
  * @hist: the last inputs, oldest first from @hist_head.
  * @hist_head: index of the oldest entry of @hist.
  * @hist_len: entries in @hist.
@@ -347,7 +365,9 @@ struct gpsphc_servo {
 	u32 rejects;
 	u32 lock_run;
 	s64 pending_d;
-	u32 pending_n;
+	struct gpsphc_servo_confirm pending;
+	u64 off_phase_raw;
+	u32 off_phase_run;
 	struct gpsphc_servo_edge_rec hist[GPSPHC_SERVO_HISTORY];
 	u32 hist_head;
 	u32 hist_len;
@@ -440,6 +460,18 @@ void gpsphc_servo_edge(struct gpsphc_servo *s, enum gpsphc_servo_input kind,
 int gpsphc_servo_label(struct gpsphc_servo *s, u64 edge_raw_ns, u64 tai_sec,
 		       u64 now_raw_ns, s64 now_phc_ns,
 		       struct gpsphc_servo_out *out);
+
+/**
+ * gpsphc_servo_confirm() - count one label towards a change
+ * @c: the change pending so far
+ * @same: the label proposes the change @c counts (false: a new one)
+ * @num: the edge number the label names
+ * @need: labels needed (confirm_n)
+ *
+ * Return: true when the change is confirmed (and @c is cleared).
+ */
+bool gpsphc_servo_confirm(struct gpsphc_servo_confirm *c, bool same, u64 num,
+			  u32 need);
 
 /**
  * gpsphc_servo_tick() - let time pass with no input
