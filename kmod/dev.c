@@ -5,7 +5,9 @@
  * n_tty owns tty->disc_data, so the DCD interrupt finds its device in a
  * list keyed by the tty pointer (irq-safe spinlock). Netlink and sysfs
  * find devices by id in an xarray, under gpsphc_devs_mutex, which attach
- * and detach also take.
+ * and detach also take. An id stays taken until its device is gone from
+ * sysfs, so that no other tty can be given the same name meanwhile;
+ * lookups skip the devices that are not attached yet or any more.
  */
 
 #include <linux/slab.h>
@@ -88,8 +90,11 @@ struct gpsphc_dev *gpsphc_dev_lookup(struct tty_struct *tty)
  */
 struct gpsphc_dev *gpsphc_dev_find_id(u32 id)
 {
+	struct gpsphc_dev *gdev;
+
 	lockdep_assert_held(&gpsphc_devs_mutex);
-	return xa_load(&gpsphc_ids, id);
+	gdev = xa_load(&gpsphc_ids, id);
+	return gdev && !gdev->detached ? gdev : NULL;
 }
 
 /**
@@ -106,7 +111,7 @@ struct gpsphc_dev *gpsphc_dev_find_tty(const char *tty_name)
 
 	lockdep_assert_held(&gpsphc_devs_mutex);
 	xa_for_each(&gpsphc_ids, id, gdev)
-		if (!strcmp(gdev->tty_name, tty_name))
+		if (!gdev->detached && !strcmp(gdev->tty_name, tty_name))
 			return gdev;
 	return NULL;
 }
@@ -120,16 +125,45 @@ struct gpsphc_dev *gpsphc_dev_find_tty(const char *tty_name)
  */
 struct gpsphc_dev *gpsphc_dev_next(unsigned long *id)
 {
+	struct gpsphc_dev *gdev;
+
 	lockdep_assert_held(&gpsphc_devs_mutex);
-	return xa_find(&gpsphc_ids, id, ULONG_MAX, XA_PRESENT);
+	for (gdev = xa_find(&gpsphc_ids, id, ULONG_MAX, XA_PRESENT); gdev;
+	     gdev = xa_find_after(&gpsphc_ids, id, ULONG_MAX, XA_PRESENT))
+		if (!gdev->detached)
+			return gdev;
+	return NULL;
+}
+
+/**
+ * gpsphc_dev_kill() - stop everything that could queue work on a device
+ * @gdev: the device, detaching (or failing to attach)
+ *
+ * After this, gpsphc_dev_dead() is true under pps_lock and phc_lock, the
+ * two locks every queuer of @gdev->ntf_work holds while it queues, so a
+ * cancel_work_sync() that follows is final.
+ */
+void gpsphc_dev_kill(struct gpsphc_dev *gdev)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&gdev->pps_lock, flags);
+	gdev->pps_dead = true;
+	spin_unlock_irqrestore(&gdev->pps_lock, flags);
+	spin_lock_irqsave(&gdev->phc_lock, flags);
+	gdev->phc_dead = true;
+	spin_unlock_irqrestore(&gdev->phc_lock, flags);
 }
 
 /**
  * gpsphc_dev_attach() - create and register the device for a tty
  * @tty: the tty the discipline is being attached to
  *
- * Everything that feeds the device (the DCD lookup) is enabled last, once
- * everything it feeds (PPS source, framer) exists.
+ * Every field a sysfs file, the clock or a notification can reach is
+ * initialised before device_add() publishes the files: a udev rule may
+ * write them at once. The "add" uevent is held back until the PTP clock
+ * and the PPS source exist, so that udev sees a whole device. Everything
+ * that feeds the device (the DCD lookup) is enabled last.
  *
  * Return: the new device, or an ERR_PTR() on failure.
  */
@@ -149,7 +183,10 @@ struct gpsphc_dev *gpsphc_dev_attach(struct tty_struct *tty)
 	spin_lock_init(&gdev->pps_lock);
 	mutex_init(&gdev->ntf_lock);
 	gdev->edge = GPSPHC_EDGE_RISING;
+	gpsphc_pps_init(gdev);
 	gpsphc_rx_init(gdev);
+	gpsphc_phc_init(gdev);
+	gpsphc_servo_glue_init(gdev);
 
 	device_initialize(&gdev->dev);
 	gdev->dev.class = &gpsphc_class;
@@ -161,11 +198,15 @@ struct gpsphc_dev *gpsphc_dev_attach(struct tty_struct *tty)
 	gdev->dev.parent = NULL;
 	gdev->dev.release = gpsphc_dev_release;
 	dev_set_drvdata(&gdev->dev, gdev);
+	dev_set_uevent_suppress(&gdev->dev, true);
 
 	mutex_lock(&gpsphc_devs_mutex);
+	/* Not visible to lookups until attached: see gpsphc_dev_usable(). */
+	gdev->detached = true;
 	ret = xa_alloc(&gpsphc_ids, &gdev->id, gdev, xa_limit_31b, GFP_KERNEL);
 	if (ret)
-		goto out_put_dev;
+		goto out_unlock;
+	mutex_unlock(&gpsphc_devs_mutex);
 
 	ret = dev_set_name(&gdev->dev, "gpsphc%u", gdev->id);
 	if (ret)
@@ -179,14 +220,19 @@ struct gpsphc_dev *gpsphc_dev_attach(struct tty_struct *tty)
 	if (ret)
 		goto out_del_dev;
 
-	gpsphc_servo_glue_init(gdev);
 	ret = gpsphc_phc_register(gdev);
 	if (ret)
 		goto out_unregister_pps;
 
+	dev_set_uevent_suppress(&gdev->dev, false);
+	kobject_uevent(&gdev->dev.kobj, KOBJ_ADD);
+
 	spin_lock_irqsave(&gpsphc_devs_lock, flags);
 	list_add_tail(&gdev->node, &gpsphc_devs);
 	spin_unlock_irqrestore(&gpsphc_devs_lock, flags);
+
+	mutex_lock(&gpsphc_devs_mutex);
+	gdev->detached = false;
 	gpsphc_devs_generation++;
 	mutex_unlock(&gpsphc_devs_mutex);
 
@@ -195,10 +241,14 @@ struct gpsphc_dev *gpsphc_dev_attach(struct tty_struct *tty)
 out_unregister_pps:
 	gpsphc_pps_unregister(gdev);
 out_del_dev:
+	/* A sysfs write may have queued a notification meanwhile. */
+	gpsphc_dev_kill(gdev);
+	cancel_work_sync(&gdev->ntf_work);
 	device_del(&gdev->dev);
 out_erase_id:
+	mutex_lock(&gpsphc_devs_mutex);
 	xa_erase(&gpsphc_ids, gdev->id);
-out_put_dev:
+out_unlock:
 	mutex_unlock(&gpsphc_devs_mutex);
 	put_device(&gdev->dev);
 	return ERR_PTR(ret);
@@ -208,10 +258,13 @@ out_put_dev:
  * gpsphc_dev_detach() - unregister the device of a tty
  * @tty: the tty the discipline is being detached from
  *
- * Teardown runs in the reverse order of attach: first nothing can feed the
- * device any more (DCD lookup, the clock and its worker, the notification
- * worker), then what it feeds goes away. The structure itself lives on until the last
- * reference (an open sysfs file) is dropped.
+ * The teardown order of the lifetime rules in gpsphc.h: first nothing new
+ * can reach the device (DCD and receive lookups, netlink and sysfs
+ * lookups, anything that queues a notification), then the clock and the
+ * PPS source go (their users get errors), then the notification worker
+ * is cancelled, then the sysfs directory goes, and only then is the id,
+ * and with it the name gpsphc<id>, free for another tty. The structure
+ * lives on until the last reference is dropped.
  */
 void gpsphc_dev_detach(struct tty_struct *tty)
 {
@@ -226,15 +279,21 @@ void gpsphc_dev_detach(struct tty_struct *tty)
 	list_del_init(&gdev->node);
 	spin_unlock_irqrestore(&gpsphc_devs_lock, flags);
 
+	/* Netlink handlers hold the mutex while they use a device. */
 	mutex_lock(&gpsphc_devs_mutex);
-	xa_erase(&gpsphc_ids, gdev->id);
-	gdev->detached = true;
+	WRITE_ONCE(gdev->detached, true);
 	gpsphc_devs_generation++;
 	mutex_unlock(&gpsphc_devs_mutex);
 
-	/* The clock's aux worker may still queue notifications: it goes first. */
+	gpsphc_dev_kill(gdev);
 	gpsphc_phc_unregister(gdev);
-	cancel_work_sync(&gdev->ntf_work);
 	gpsphc_pps_unregister(gdev);
-	device_unregister(&gdev->dev);
+	cancel_work_sync(&gdev->ntf_work);
+	/* Waits for sysfs reads and writes in progress. */
+	device_del(&gdev->dev);
+
+	mutex_lock(&gpsphc_devs_mutex);
+	xa_erase(&gpsphc_ids, gdev->id);
+	mutex_unlock(&gpsphc_devs_mutex);
+	put_device(&gdev->dev);
 }

@@ -1,6 +1,37 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * gpsphc: internal interfaces shared by the files of the module.
+ *
+ * Lifetime of a struct gpsphc_dev
+ * ===============================
+ * The structure is freed by the release callback of its class device,
+ * when the last reference to @dev is dropped; detach drops the one
+ * attach took. Who else can reach it, and what keeps that safe:
+ *
+ * - the tty (ldisc ops, the DCD interrupt): through gpsphc_dev_lookup().
+ *   The tty layer runs no ldisc op, and lets no dcd_change in, while the
+ *   ldisc's close (our detach) runs, and none after it.
+ * - sysfs files: kernfs keeps the device alive during a show or store and
+ *   device_del() waits for those in progress. Stores check @phc_dead and
+ *   fail with ENODEV once detach began, so no write is silently lost.
+ * - netlink requests: find the device under gpsphc_devs_mutex and use it
+ *   only while they hold it; lookups skip devices with @detached set,
+ *   which attach clears and detach sets under that mutex.
+ * - the notification work: queued only under pps_lock or phc_lock while
+ *   @pps_dead / @phc_dead are clear; gpsphc_dev_kill() sets both, so the
+ *   cancel_work_sync() after it is final.
+ * - the PTP clock's aux worker and its clock ops: ptp_clock_unregister()
+ *   stops the worker and turns open /dev/ptpN files into zombies (their
+ *   calls fail with ENODEV and never reach our ops again).
+ * - the PPS source: pps_unregister_source() before the structure goes.
+ *
+ * Attach initialises every field those can reach before device_add()
+ * publishes the sysfs files, and holds back the "add" uevent until the
+ * PTP clock and PPS source exist. Detach, in this order: leave the tty
+ * lookup list; set @detached (netlink); gpsphc_dev_kill() (work queuers);
+ * unregister the PTP clock, then the PPS source; cancel the work;
+ * device_del() (sysfs, waiting for stores); free the id (and with it the
+ * name gpsphc<id>, now gone from sysfs); drop the reference.
  */
 #ifndef _GPSPHC_H
 #define _GPSPHC_H
@@ -39,6 +70,7 @@ struct nlattr;
  * @disagreements: labels that disagreed with the count
  * @steps: times the servo stepped the clock
  * @outliers: edges rejected as latency outliers
+ * @spurious: PPS edges not where a second was due, not counted
  */
 struct gpsphc_servo_status {
 	u32 state;
@@ -55,6 +87,7 @@ struct gpsphc_servo_status {
 	u64 disagreements;
 	u64 steps;
 	u64 outliers;
+	u64 spurious;
 };
 
 /**
@@ -116,8 +149,8 @@ struct gpsphc_pps_event {
  *		serialises against every ldisc op
  * @id:		number in the device name (gpsphc<id>) and in netlink
  * @tty_name:	name of the tty, e.g. "ttyS0"
- * @detached:	set (under gpsphc_devs_mutex) when the tty let go; the
- *		structure may live on while sysfs or netlink hold it
+ * @detached:	lookups skip the device: set under gpsphc_devs_mutex
+ *		while attach is not done yet, and from the start of detach
  * @pps:	the standard PPS source fed with the same edges
  * @pps_id:	N of its /dev/ppsN, kept for readers racing with detach
  * @pps_lock:	protects the fields down to @queue_len; taken in the DCD
@@ -128,6 +161,7 @@ struct gpsphc_pps_event {
  * @pps_edges:	edges seen, both kinds
  * @pps_missed:	on-time edges missing, judged from the time between them
  * @events_dropped: edges not notified because @queue was full
+ * @pps_dead:	detaching: no edge is queued for @ntf_work any more
  * @queue:	edges waiting for @ntf_work
  * @queue_head:	oldest entry of @queue
  * @queue_len:	entries in @queue
@@ -156,8 +190,11 @@ struct gpsphc_pps_event {
  * @confirm_n:	labels needed to move the kernel's count
  * @rx_latency_ns: coarse mode: receiver's second to first sentence start
  * @servo_off:	the servo leaves the clock alone (GPSPHC_A_DEV_SERVO_OFF)
+ * @phc_dead:	detaching: no state notification is queued any more
  * @servo:	the servo's state (servo.h)
  * @servo_out:	what the servo said last (state, offset, RMS, holdover)
+ * @utc_pending: how far a change of TAI - UTC or leap is confirmed
+ * @utc_proposed: the label that proposed it last
  * @servo_notify: a state notification waits for the worker
  * @edge_ring:	the recent on-time edges, for labels
  * @sentence_ring: the recent sentences that started a second (coarse mode)
@@ -185,6 +222,7 @@ struct gpsphc_dev {
 	u64 pps_edges;
 	u64 pps_missed;
 	u64 events_dropped;
+	bool pps_dead;
 	struct gpsphc_pps_event queue[GPSPHC_PPS_QUEUE_LEN];
 	unsigned int queue_head;
 	unsigned int queue_len;
@@ -209,8 +247,11 @@ struct gpsphc_dev {
 	u32 confirm_n;
 	u64 rx_latency_ns;
 	bool servo_off;
+	bool phc_dead;
 	struct gpsphc_servo servo;
 	struct gpsphc_servo_out servo_out;
+	struct gpsphc_servo_confirm utc_pending;
+	struct gpsphc_label utc_proposed;
 	bool servo_notify;
 	struct gpsphc_label_ring edge_ring;
 	struct gpsphc_label_ring sentence_ring;
@@ -237,12 +278,14 @@ struct gpsphc_dev *gpsphc_dev_lookup(struct tty_struct *tty);
 struct gpsphc_dev *gpsphc_dev_find_id(u32 id);
 struct gpsphc_dev *gpsphc_dev_find_tty(const char *tty_name);
 struct gpsphc_dev *gpsphc_dev_next(unsigned long *id);
+void gpsphc_dev_kill(struct gpsphc_dev *gdev);
 
 /* sysfs.c */
 extern const struct attribute_group *gpsphc_dev_groups[];
 void gpsphc_dev_stats(struct gpsphc_dev *gdev, u64 *stats);
 
 /* pps.c */
+void gpsphc_pps_init(struct gpsphc_dev *gdev);
 int gpsphc_pps_register(struct gpsphc_dev *gdev);
 void gpsphc_pps_unregister(struct gpsphc_dev *gdev);
 void gpsphc_pps_capture(struct gpsphc_dev *gdev,
@@ -252,6 +295,7 @@ void gpsphc_pps_set_edge(struct gpsphc_dev *gdev, enum gpsphc_edge edge);
 u32 gpsphc_pps_index(const struct gpsphc_dev *gdev);
 
 /* phc.c */
+void gpsphc_phc_init(struct gpsphc_dev *gdev);
 int gpsphc_phc_register(struct gpsphc_dev *gdev);
 void gpsphc_phc_unregister(struct gpsphc_dev *gdev);
 s64 gpsphc_phc_tai_locked(const struct gpsphc_dev *gdev, u64 raw);

@@ -13,8 +13,16 @@ enum gpsphc_mcgrp {
 	GPSPHC_MCGRP_EVENTS_IDX,
 };
 
+/*
+ * Events carry every sentence (the receiver's position) and every edge,
+ * while the tty, /dev/ppsN and /dev/ptpN are root's: only CAP_NET_ADMIN
+ * may listen. (Debian's 6.1 has the per-group flag too.)
+ */
 static const struct genl_multicast_group gpsphc_mcgrps[] = {
-	[GPSPHC_MCGRP_EVENTS_IDX] = { .name = GPSPHC_MCGRP_EVENTS },
+	[GPSPHC_MCGRP_EVENTS_IDX] = {
+		.name = GPSPHC_MCGRP_EVENTS,
+		.flags = GENL_MCAST_CAP_NET_ADMIN,
+	},
 };
 
 static const struct nla_policy gpsphc_dev_get_policy[GPSPHC_A_DEV_TTY + 1] = {
@@ -116,6 +124,8 @@ static int gpsphc_put_servo(struct sk_buff *skb, struct gpsphc_dev *gdev)
 	    nla_put_u64_64bit(skb, GPSPHC_A_SERVO_STEPS, st.steps,
 			      GPSPHC_A_SERVO_PAD) ||
 	    nla_put_u64_64bit(skb, GPSPHC_A_SERVO_OUTLIERS, st.outliers,
+			      GPSPHC_A_SERVO_PAD) ||
+	    nla_put_u64_64bit(skb, GPSPHC_A_SERVO_SPURIOUS, st.spurious,
 			      GPSPHC_A_SERVO_PAD)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
@@ -264,11 +274,13 @@ static int gpsphc_nl_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
 			       "changing gpsphc settings needs CAP_NET_ADMIN");
 		return -EPERM;
 	}
-	/* The scale moves what the clock reads by TAI - UTC: like settime. */
-	if (info->attrs[GPSPHC_A_DEV_SCALE] &&
-	    !netlink_capable(skb, CAP_SYS_TIME)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[GPSPHC_A_DEV_SCALE],
-				    "changing the clock's time scale needs CAP_SYS_TIME");
+	/*
+	 * Every setting changes what the clock reads (the on-time edge, the
+	 * scale, how and whether the servo steers): like settimeofday.
+	 */
+	if (!netlink_capable(skb, CAP_SYS_TIME)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "changing gpsphc settings needs CAP_SYS_TIME: they change what the clock reads");
 		return -EPERM;
 	}
 	if (GENL_REQ_ATTR_CHECK(info, GPSPHC_A_DEV_ID)) {

@@ -304,18 +304,15 @@ void gpsphc_phc_extts_locked(struct gpsphc_dev *gdev, u64 raw)
 }
 
 /**
- * gpsphc_phc_register() - register the PTP clock of a device
- * @gdev: the device, already in sysfs (it parents the clock)
+ * gpsphc_phc_init() - set up the clock's time base of a new device
+ * @gdev: the device, before anything can reach it
  *
  * The clock starts at CLOCK_REALTIME + 37 s (TAI as of 2017) until the
  * first label steps it.
- *
- * Return: 0 or a negative errno.
  */
-int gpsphc_phc_register(struct gpsphc_dev *gdev)
+void gpsphc_phc_init(struct gpsphc_dev *gdev)
 {
 	struct system_time_snapshot snap;
-	struct ptp_clock *ptp;
 
 	spin_lock_init(&gdev->phc_lock);
 	ktime_get_snapshot(&snap);
@@ -324,6 +321,17 @@ int gpsphc_phc_register(struct gpsphc_dev *gdev)
 	gdev->scale = GPSPHC_SCALE_TAI;
 	gdev->tai_utc = 37;
 	gdev->leap = GPSPHC_LEAP_NONE;
+}
+
+/**
+ * gpsphc_phc_register() - register the PTP clock of a device
+ * @gdev: the device, already in sysfs (it parents the clock)
+ *
+ * Return: 0 or a negative errno.
+ */
+int gpsphc_phc_register(struct gpsphc_dev *gdev)
+{
+	struct ptp_clock *ptp;
 
 	gdev->ptp_info = (struct ptp_clock_info) {
 		.owner		= THIS_MODULE,

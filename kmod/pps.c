@@ -26,6 +26,15 @@ static void gpsphc_pps_work(struct work_struct *work)
 }
 
 /**
+ * gpsphc_pps_init() - set up the edge queue of a new device
+ * @gdev: the device, before anything can reach it
+ */
+void gpsphc_pps_init(struct gpsphc_dev *gdev)
+{
+	INIT_WORK(&gdev->ntf_work, gpsphc_pps_work);
+}
+
+/**
  * gpsphc_pps_register() - register the standard PPS source of a device
  * @gdev: the device, already added to sysfs (it parents /dev/ppsN)
  *
@@ -41,7 +50,6 @@ int gpsphc_pps_register(struct gpsphc_dev *gdev)
 	};
 	struct pps_device *pps;
 
-	INIT_WORK(&gdev->ntf_work, gpsphc_pps_work);
 	snprintf(info.name, PPS_MAX_NAME_LEN, "gpsphc%u", gdev->id);
 	/* Informational only; a tty name too long for it is cut short. */
 	snprintf(info.path, PPS_MAX_NAME_LEN, "/dev/%.26s", gdev->tty_name);
@@ -132,7 +140,7 @@ void gpsphc_pps_capture(struct gpsphc_dev *gdev,
 {
 	struct pps_event_time ts = { .ts_real = ktime_to_timespec64(snap->real) };
 	unsigned long flags;
-	bool assert, notify;
+	bool assert;
 	u32 seq;
 
 #ifdef CONFIG_NTP_PPS
@@ -151,9 +159,14 @@ void gpsphc_pps_capture(struct gpsphc_dev *gdev,
 						    NSEC_PER_SEC) - 1;
 		gdev->last_assert_raw_ns = raw;
 	}
-	/* Waking the worker is most of this path's cost: only for listeners. */
-	notify = gpsphc_notify_wanted() &&
-		 gpsphc_pps_queue(gdev, snap, active, assert);
+	/*
+	 * Waking the worker is most of this path's cost: only for listeners.
+	 * Queued under the lock, so that detach's cancel_work_sync() after
+	 * gpsphc_dev_kill() is final.
+	 */
+	if (!gdev->pps_dead && gpsphc_notify_wanted() &&
+	    gpsphc_pps_queue(gdev, snap, active, assert))
+		schedule_work(&gdev->ntf_work);
 	seq = gdev->pps_seq++;
 	spin_unlock_irqrestore(&gdev->pps_lock, flags);
 
@@ -161,8 +174,6 @@ void gpsphc_pps_capture(struct gpsphc_dev *gdev,
 		  NULL);
 	if (assert)
 		gpsphc_servo_glue_edge(gdev, ktime_to_ns(snap->raw), seq);
-	if (notify)
-		schedule_work(&gdev->ntf_work);
 }
 
 /**

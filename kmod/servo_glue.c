@@ -32,7 +32,8 @@ void gpsphc_servo_glue_init(struct gpsphc_dev *gdev)
 /* Ask the worker for a state notification, if anyone listens. */
 static void gpsphc_glue_notify_locked(struct gpsphc_dev *gdev)
 {
-	if (!gpsphc_notify_wanted())
+	lockdep_assert_held(&gdev->phc_lock);
+	if (gdev->phc_dead || !gpsphc_notify_wanted())
 		return;
 	gdev->servo_notify = true;
 	schedule_work(&gdev->ntf_work);
@@ -290,6 +291,52 @@ static int gpsphc_glue_find_input_locked(struct gpsphc_dev *gdev,
 	}
 }
 
+/* Take TAI - UTC and the leap second from a label. */
+static void gpsphc_glue_take_utc_locked(struct gpsphc_dev *gdev,
+					const struct gpsphc_label *label)
+{
+	lockdep_assert_held(&gdev->phc_lock);
+	gdev->tai_utc = label->tai_utc;
+	gdev->leap = label->leap;
+	gdev->leap_utc = label->leap == GPSPHC_LEAP_NONE ? 0 : label->leap_utc;
+	gdev->utc_pending.n = 0;
+}
+
+static bool gpsphc_glue_same_utc(const struct gpsphc_label *a,
+				 u32 tai_utc, u32 leap, u64 leap_utc)
+{
+	return a->tai_utc == tai_utc && a->leap == leap &&
+	       (a->leap == GPSPHC_LEAP_NONE || a->leap_utc == leap_utc);
+}
+
+/*
+ * A label that agrees with the count may still change TAI - UTC or the
+ * leap second: like a jump of the count, that takes labels of confirm_n
+ * distinct consecutive edges proposing the same (a UTC-scale clock moves
+ * by the difference). Return: true when this label confirmed a change.
+ */
+static bool gpsphc_glue_utc_confirmed_locked(struct gpsphc_dev *gdev,
+					     const struct gpsphc_label *label,
+					     u64 edge_num)
+{
+	struct gpsphc_label *p = &gdev->utc_proposed;
+	bool same;
+
+	lockdep_assert_held(&gdev->phc_lock);
+	if (gpsphc_glue_same_utc(label, gdev->tai_utc, gdev->leap,
+				 gdev->leap_utc)) {
+		gdev->utc_pending.n = 0;
+		return false;
+	}
+	same = gpsphc_glue_same_utc(label, p->tai_utc, p->leap, p->leap_utc);
+	*p = *label;
+	if (!gpsphc_servo_confirm(&gdev->utc_pending, same, edge_num,
+				  gdev->servo.cfg.confirm_n))
+		return false;
+	gpsphc_glue_take_utc_locked(gdev, label);
+	return true;
+}
+
 /**
  * gpsphc_servo_glue_label() - userspace says which TAI second an input is
  * @gdev: the device
@@ -328,13 +375,18 @@ int gpsphc_servo_glue_label(struct gpsphc_dev *gdev,
 				 gpsphc_phc_tai_locked(gdev, now), &out);
 	switch (ret) {
 	case GPSPHC_SERVO_LABEL_SET:
+		gpsphc_glue_apply_locked(gdev, now, &out);
+		gpsphc_glue_take_utc_locked(gdev, label);
+		ret = 0;
+		break;
 	case GPSPHC_SERVO_LABEL_AGREE:
 	case GPSPHC_SERVO_LABEL_APPLIED:
 		disagreed = ret == GPSPHC_SERVO_LABEL_APPLIED;
 		gpsphc_glue_apply_locked(gdev, now, &out);
-		gdev->tai_utc = label->tai_utc;
-		gdev->leap = label->leap;
-		gdev->leap_utc = label->leap == GPSPHC_LEAP_NONE ? 0 : label->leap_utc;
+		/* A TAI - UTC change proposed or confirmed is loud too. */
+		if (gpsphc_glue_utc_confirmed_locked(gdev, label, out.edge_num) ||
+		    gdev->utc_pending.n)
+			disagreed = true;
 		ret = 0;
 		break;
 	case GPSPHC_SERVO_LABEL_DISAGREE:
@@ -396,6 +448,7 @@ void gpsphc_servo_glue_status(struct gpsphc_dev *gdev,
 	st->disagreements = c->disagreements;
 	st->steps = c->steps;
 	st->outliers = c->outliers;
+	st->spurious = c->spurious;
 	spin_unlock_irqrestore(&gdev->phc_lock, flags);
 }
 

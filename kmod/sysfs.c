@@ -68,6 +68,22 @@ static ssize_t pps_device_show(struct device *dev,
 static DEVICE_ATTR_RO(pps_device);
 
 /*
+ * May this writer change a setting of @dev now? Every writable file
+ * changes what the clock reads (which edge is on time, the scale, whether
+ * and how the servo steers it): the same right as settimeofday. A write
+ * that races with detach either lands before the device dies or fails;
+ * it is never silently lost.
+ */
+static int gpsphc_store_check(struct device *dev)
+{
+	if (!capable(CAP_SYS_TIME))
+		return -EPERM;
+	if (READ_ONCE(to_gpsphc_dev(dev)->phc_dead))
+		return -ENODEV;
+	return 0;
+}
+
+/*
  * Index of @buf among @names[1..@max] (the uAPI enums start at 1), or
  * -EINVAL. Not sysfs_match_string(): it stops at the unused entry 0.
  */
@@ -93,7 +109,10 @@ static ssize_t edge_store(struct device *dev, struct device_attribute *attr,
 			  const char *buf, size_t count)
 {
 	int edge = gpsphc_match_name(gpsphc_edge_names, GPSPHC_EDGE_MAX, buf);
+	int ret = gpsphc_store_check(dev);
 
+	if (ret)
+		return ret;
 	if (edge < 0)
 		return edge;
 	gpsphc_pps_set_edge(to_gpsphc_dev(dev), edge);
@@ -146,10 +165,10 @@ static ssize_t scale_store(struct device *dev, struct device_attribute *attr,
 			   const char *buf, size_t count)
 {
 	int scale = gpsphc_match_name(gpsphc_scale_names, GPSPHC_SCALE_MAX, buf);
+	int ret = gpsphc_store_check(dev);
 
-	/* It moves what the clock reads by TAI - UTC: like settime. */
-	if (!capable(CAP_SYS_TIME))
-		return -EPERM;
+	if (ret)
+		return ret;
 	if (scale < 0)
 		return scale;
 	gpsphc_servo_glue_set_u64(to_gpsphc_dev(dev), GPSPHC_A_DEV_SCALE, scale);
@@ -172,7 +191,7 @@ static ssize_t gpsphc_setting_store(struct device *dev, const char *buf,
 	u64 v;
 	int ret;
 
-	ret = kstrtou64(buf, 0, &v);
+	ret = gpsphc_store_check(dev) ?: kstrtou64(buf, 0, &v);
 	if (ret)
 		return ret;
 	if (v < min || v > max)
@@ -237,7 +256,7 @@ static ssize_t servo_store(struct device *dev, struct device_attribute *attr,
 	bool on;
 	int ret;
 
-	ret = kstrtobool(buf, &on);
+	ret = gpsphc_store_check(dev) ?: kstrtobool(buf, &on);
 	if (ret)
 		return ret;
 	gpsphc_servo_glue_set_u64(to_gpsphc_dev(dev), GPSPHC_A_DEV_SERVO_OFF, !on);
@@ -264,6 +283,7 @@ enum gpsphc_servo_field {
 	GPSPHC_SF_DISAGREEMENTS,
 	GPSPHC_SF_STEPS,
 	GPSPHC_SF_OUTLIERS,
+	GPSPHC_SF_SPURIOUS,
 };
 
 struct gpsphc_servo_attr {
@@ -308,6 +328,8 @@ static ssize_t gpsphc_servo_show(struct device *dev,
 		return sysfs_emit(buf, "%llu\n", st.steps);
 	case GPSPHC_SF_OUTLIERS:
 		return sysfs_emit(buf, "%llu\n", st.outliers);
+	case GPSPHC_SF_SPURIOUS:
+		return sysfs_emit(buf, "%llu\n", st.spurious);
 	}
 	return -EINVAL;
 }
@@ -334,6 +356,7 @@ GPSPHC_SERVO_ATTR(gpsphc_sa_disagreements, disagreements,
 		  GPSPHC_SF_DISAGREEMENTS);
 GPSPHC_SERVO_ATTR(gpsphc_sa_steps, steps, GPSPHC_SF_STEPS);
 GPSPHC_SERVO_ATTR(gpsphc_sa_outliers, outliers, GPSPHC_SF_OUTLIERS);
+GPSPHC_SERVO_ATTR(gpsphc_sa_spurious, pps_spurious, GPSPHC_SF_SPURIOUS);
 
 static struct attribute *gpsphc_dev_attrs[] = {
 	&dev_attr_tty.attr,
@@ -407,6 +430,7 @@ static struct attribute *gpsphc_stat_attrs[] = {
 	&gpsphc_sa_disagreements.attr.attr,
 	&gpsphc_sa_steps.attr.attr,
 	&gpsphc_sa_outliers.attr.attr,
+	&gpsphc_sa_spurious.attr.attr,
 	&gpsphc_stat_sentences.attr.attr,
 	&gpsphc_stat_csum_ok.attr.attr,
 	&gpsphc_stat_csum_missing.attr.attr,

@@ -5,7 +5,9 @@
  * describes the same family in YNL form; the two must agree.
  *
  * Family GPSPHC_GENL_NAME ("gpsphc"), version GPSPHC_GENL_VERSION, one
- * multicast group GPSPHC_MCGRP_EVENTS ("events"). All times are
+ * multicast group GPSPHC_MCGRP_EVENTS ("events"), which only a process with
+ * CAP_NET_ADMIN may join (it carries every sentence, the receiver's
+ * position among them). All times are
  * nanoseconds: "raw" on CLOCK_MONOTONIC_RAW, "real" on CLOCK_REALTIME
  * (since 1970), both read from one ktime_get_snapshot().
  *
@@ -26,7 +28,8 @@
  *    GPSPHC_A_DEV_STATS: NLA_NESTED
  *        GPSPHC_A_STATS_*: NLA_U64 counters (see enum gpsphc_stats_attrs)
  *
- * GPSPHC_CMD_DEV_SET (needs CAP_NET_ADMIN)
+ * GPSPHC_CMD_DEV_SET (needs CAP_NET_ADMIN and CAP_SYS_TIME: every setting
+ * changes what the clock reads)
  * ----------------------------------------
  * Request: GPSPHC_A_DEV_ID (required) and any of:
  *
@@ -130,7 +133,8 @@
  *        while in HOLDOVER, else 0
  *    GPSPHC_A_SERVO_COARSE: NLA_FLAG, no PPS: sentence starts stand in
  *    GPSPHC_A_SERVO_LABELS, _LABELS_REFUSED, _DISAGREEMENTS, _STEPS,
- *    _OUTLIERS: NLA_U64 counters
+ *    _OUTLIERS, _SPURIOUS (on-time edges not where a second was due, not
+ *        counted as seconds): NLA_U64 counters
  *
  * dev-get replies also hold GPSPHC_A_DEV_PTP_INDEX (N of /dev/ptpN) and
  * the settings below, which dev-set changes (each optional):
@@ -348,6 +352,7 @@ enum gpsphc_servo_attrs {
 	GPSPHC_A_SERVO_STEPS,
 	GPSPHC_A_SERVO_OUTLIERS,
 	GPSPHC_A_SERVO_PAD,
+	GPSPHC_A_SERVO_SPURIOUS,
 
 	/* private: */
 	__GPSPHC_A_SERVO_MAX,
