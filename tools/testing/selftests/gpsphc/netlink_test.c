@@ -598,6 +598,9 @@ static int unprivileged(uint32_t id)
 	/* Even a malformed DEV_SET tells an unprivileged caller nothing else. */
 	if (dev_set_edge(&s, 999, GPSPHC_EDGE_FALLING, &res) || res.err != EPERM)
 		fails |= 8;
+	/* Events carry every sentence (the position): CAP_NET_ADMIN only. */
+	if (nlt_subscribe(&s) != -EPERM)
+		fails |= 16;
 	nlt_close(&s);
 	return fails;
 }
@@ -619,6 +622,7 @@ TEST_F(nl, unprivileged_get_works_set_is_eperm)
 	EXPECT_EQ(0, WEXITSTATUS(status) & 2) TH_LOG("unprivileged DEV_SET not EPERM");
 	EXPECT_EQ(0, WEXITSTATUS(status) & 4) TH_LOG("EPERM without a message");
 	EXPECT_EQ(0, WEXITSTATUS(status) & 8) TH_LOG("unknown id not EPERM first");
+	EXPECT_EQ(0, WEXITSTATUS(status) & 16) TH_LOG("unprivileged events subscription not EPERM");
 	ASSERT_LT(0, gpsphc_attr_get(self->id_a, "edge", buf, sizeof(buf)));
 	EXPECT_STREQ("rising\n", buf);
 }
