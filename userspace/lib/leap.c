@@ -10,7 +10,8 @@
 
 /*
  * IERS Bulletin C history, as NTP seconds (so it reads like the list).
- * Expires when the tzdata 2025b list did: 28 June 2026.
+ * Updated and expiring as the list Debian 12's tzdata 2026f ships
+ * (updated 2026-07-06; no leap second since 2017): expires 28 June 2027.
  */
 static const struct {
 	int64_t ntp;
@@ -27,8 +28,8 @@ static const struct {
 	{ 3439756800LL, 34 }, { 3550089600LL, 35 }, { 3644697600LL, 36 },
 	{ 3692217600LL, 37 },
 };
-#define BUILTIN_UPDATED	(3960835200LL - NTP_UNIX_OFFSET)
-#define BUILTIN_EXPIRES	(3991593600LL - NTP_UNIX_OFFSET)
+#define BUILTIN_UPDATED	(3992312697LL - NTP_UNIX_OFFSET)	/* 2026-07-06 */
+#define BUILTIN_EXPIRES	(4023129600LL - NTP_UNIX_OFFSET)	/* 2027-06-28 */
 
 const char *leap_src_name(enum leap_src s)
 {

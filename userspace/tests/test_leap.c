@@ -2,6 +2,10 @@
 /*
  * test_leap.c - SHA-1, the leap-seconds.list parser (good, bad hash, no
  * hash, expired), insertion and deletion, and which source is trusted.
+ * Data: tests/data/leap-seconds.list is the list of Debian 12's tzdata
+ * 2026f (expires 2027-06-28), the same as the built-in table; the expired
+ * cases use their own fixture, leap-seconds-2025b.list (tzdata 2025b,
+ * expired 2026-06-28).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,7 +66,28 @@ TEST(sha1_fips_vectors)
 	EXPECT_STREQ("34aa973cd4c4daa4f61eeb2bdbad27316534016f", h);
 }
 
-/* The tzdata leap-seconds.list fixture, read by the test (not the lib). */
+/* A leap-seconds.list fixture, read by the test (not the lib): its
+ * length, the text (NUL-terminated, to free) in *@text. */
+static size_t read_data(const char *name, char **text)
+{
+	char path[512];
+	FILE *f;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/%s", DATA_DIR, name);
+	f = fopen(path, "r");
+	*text = calloc(1, 1 << 16);
+	if (!f || !*text) {
+		if (f)
+			fclose(f);
+		return 0;
+	}
+	len = fread(*text, 1, (1 << 16) - 1, f);
+	fclose(f);
+	return len;
+}
+
+/* The current tzdata leap-seconds.list. */
 FIXTURE(list) {
 	char *text;
 	size_t len;
@@ -72,14 +97,9 @@ FIXTURE(list) {
 
 FIXTURE_SETUP(list)
 {
-	FILE *f = fopen(DATA_DIR "/leap-seconds.list", "r");
-
-	ASSERT_NE(NULL, f) TH_LOG("run from userspace/: %s/leap-seconds.list", DATA_DIR);
-	self->text = calloc(1, 1 << 16);
-	ASSERT_NE(NULL, self->text);
-	self->len = fread(self->text, 1, (1 << 16) - 1, f);
-	fclose(f);
-	ASSERT_GT(self->len, (size_t)1000);
+	self->len = read_data("leap-seconds.list", &self->text);
+	ASSERT_GT(self->len, (size_t)1000)
+		TH_LOG("run from userspace/: %s/leap-seconds.list", DATA_DIR);
 }
 
 FIXTURE_TEARDOWN(list)
@@ -105,8 +125,8 @@ TEST_F(list, good)
 	EXPECT_EQ(10, self->t.e[0].tai_utc);
 	EXPECT_EQ(1483228800, self->t.e[27].utc);	/* 2017-01-01 */
 	EXPECT_EQ(37, self->t.e[27].tai_utc);
-	EXPECT_EQ(1782604800, self->t.expires);		/* 2026-06-28 */
-	EXPECT_EQ(1751846400, self->t.updated);		/* 2025-07-07 */
+	EXPECT_EQ(1814140800, self->t.expires);		/* 2027-06-28 */
+	EXPECT_EQ(1783323897, self->t.updated);		/* 2026-07-06 */
 	/* same data as the built-in table */
 	{
 		struct leap_table b;
@@ -115,7 +135,24 @@ TEST_F(list, good)
 		ASSERT_EQ(b.n, self->t.n);
 		EXPECT_EQ(0, memcmp(b.e, self->t.e, b.n * sizeof(b.e[0])));
 		EXPECT_EQ(b.expires, self->t.expires);
+		EXPECT_EQ(b.updated, self->t.updated);
 	}
+}
+
+/* Current data is quiet until its expiry date, from today (2026-12-03). */
+TEST_F(list, current_until_2027_06_28)
+{
+	struct leap_table b;
+
+	ASSERT_EQ(LEAP_OK, leap_parse_list(self->text, self->len, &self->t, &self->e));
+	leap_builtin(&b);
+	for (int64_t utc = 1796256000LL; utc <= 1814140800LL; utc += 3600) {
+		ASSERT_EQ(LEAP_OK, leap_check_expiry(&self->t, utc, &self->e));
+		ASSERT_EQ(LEAP_OK, leap_check_expiry(&b, utc, &self->e));
+	}
+	EXPECT_EQ(LEAP_W_EXPIRED, leap_check_expiry(&self->t, 1814140801LL, &self->e));
+	EXPECT_EQ(LEAP_W_EXPIRED, leap_check_expiry(&b, 1814140801LL, &self->e));
+	EXPECT_NE(NULL, strstr(self->e.msg, "built-in table) expired 2027-06-28T00:00:00Z"));
 }
 
 TEST_F(list, bad_hash_data_edited)
@@ -129,7 +166,7 @@ TEST_F(list, bad_hash_data_edited)
 TEST_F(list, bad_hash_expiry_edited)
 {
 	/* someone "extends" the expiry by hand: caught */
-	replace(self->text, "#@\t3991593600", "#@\t3999999999");
+	replace(self->text, "#@\t4023129600", "#@\t4099999999");
 	EXPECT_EQ(LEAP_E_BAD_HASH,
 		  leap_parse_list(self->text, self->len, &self->t, &self->e));
 }
@@ -141,18 +178,26 @@ TEST_F(list, no_hash_line)
 		  leap_parse_list(self->text, self->len, &self->t, &self->e));
 }
 
-TEST_F(list, expired_warns_but_labels)
+/* Expired data (its own fixture): a warning, and labels go on. */
+TEST(expired_warns_but_labels)
 {
 	struct era_result r = { .utc_valid = true,
 				.utc = 1796256000LL };	/* 2026-12-03 */
+	struct leap_table t;
 	struct leap_label l;
+	struct gp_err e;
+	char *text;
+	size_t len = read_data("leap-seconds-2025b.list", &text);
 
-	ASSERT_EQ(LEAP_OK, leap_parse_list(self->text, self->len, &self->t, &self->e));
-	EXPECT_EQ(LEAP_OK, leap_check_expiry(&self->t, 1782604800LL, &self->e));
-	EXPECT_EQ(LEAP_W_EXPIRED, leap_check_expiry(&self->t, 1796256000LL, &self->e));
-	EXPECT_NE(NULL, strstr(self->e.msg, "expired 2026-06-28T00:00:00Z and it is now 2026-12-03T00:00:00Z"));
+	ASSERT_GT(len, (size_t)1000);
+	ASSERT_EQ(LEAP_OK, leap_parse_list(text, len, &t, &e)) TH_LOG("%s", e.msg);
+	free(text);
+	EXPECT_EQ(1782604800, t.expires);		/* 2026-06-28 */
+	EXPECT_EQ(LEAP_OK, leap_check_expiry(&t, 1782604800LL, &e));
+	EXPECT_EQ(LEAP_W_EXPIRED, leap_check_expiry(&t, 1796256000LL, &e));
+	EXPECT_NE(NULL, strstr(e.msg, "expired 2026-06-28T00:00:00Z and it is now 2026-12-03T00:00:00Z"));
 	/* labelling goes on with the last known offset */
-	EXPECT_EQ(LEAP_OK, leap_label(&self->t, &r, -1, &l, &self->e));
+	EXPECT_EQ(LEAP_OK, leap_label(&t, &r, -1, &l, &e));
 	EXPECT_EQ(1796256037LL, l.tai);
 	EXPECT_EQ(37, l.tai_utc);
 }
