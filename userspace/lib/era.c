@@ -13,6 +13,56 @@ int64_t era_pivot_gps(const struct era_pivot *p)
 	return p->utc + p->tai_utc - GPS_EPOCH_TAI;
 }
 
+#define STR(x)	#x
+#define XSTR(x)	STR(x)
+#define LESS_SLACK " less " XSTR(ERA_SLACK_WEEKS) " weeks"
+
+const char *era_floor_by_name(enum era_floor_by by)
+{
+	switch (by) {
+	case ERA_BY_BUILD:	return "the build date" LESS_SLACK;
+	case ERA_BY_NOT_BEFORE:	return "--not-before";
+	case ERA_BY_STATE:	return "the state file's last-good time" LESS_SLACK;
+	case ERA_BY_LABELS:	return "this run's last-good time" LESS_SLACK;
+	}
+	return "?";
+}
+
+static void raise_floor(struct era_floor *f, int64_t utc,
+			enum era_floor_by by)
+{
+	if (!f->by || utc > f->utc) {
+		f->utc = utc;
+		f->by = by;
+	}
+}
+
+void era_choose_floor(const struct era_evidence *ev, struct era_floor *f)
+{
+	int64_t anchor = INT64_MIN;
+
+	memset(f, 0, sizeof(*f));
+	if (ev->have_build) {
+		raise_floor(f, ev->build - ERA_SLACK, ERA_BY_BUILD);
+		anchor = ev->build;
+	}
+	if (ev->have_not_before) {
+		raise_floor(f, ev->not_before, ERA_BY_NOT_BEFORE);
+		if (ev->not_before > anchor)
+			anchor = ev->not_before;
+	}
+	if (!ev->have_state)
+		return;
+	f->state_max = anchor + ERA_STATE_BELIEVED;
+	if (ev->state > f->state_max) {
+		f->state = ERA_STATE_AHEAD;
+		return;
+	}
+	f->state = ev->state - ERA_SLACK > f->utc ? ERA_STATE_FLOOR :
+						    ERA_STATE_BELOW;
+	raise_floor(f, ev->state - ERA_SLACK, ERA_BY_STATE);
+}
+
 /* Rules 2 and 3 of era.h: @x and @pivot in the same timescale. */
 static int64_t lift(int64_t x, int64_t pivot, struct era_result *r)
 {
@@ -22,6 +72,7 @@ static int64_t lift(int64_t x, int64_t pivot, struct era_result *r)
 
 		x += k * ERA_10BIT_SECS;
 		r->behind_weeks = k * WEEKS_10BIT;
+		r->why = ERA_WHY_PIVOT;
 	}
 	r->ahead = x >= pivot + ERA_10BIT_SECS;
 	return x;
@@ -143,8 +194,10 @@ static int check_date(const struct nmea_msg *m, int64_t utc,
 		r->utc = utc + (m->sec == 60 && (utc % SECS_PER_DAY) != 0);
 		r->sec60 = m->sec == 60;
 		r->utc_valid = true;
-		if (k)
+		if (k) {
 			r->behind_weeks = k * WEEKS_10BIT;
+			r->why = ERA_WHY_WEEK;
+		}
 		return 0;
 	}
 	format_utc(got, sizeof(got), utc, false);

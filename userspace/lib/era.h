@@ -4,11 +4,12 @@
  * GPS weeks mod 1024 or 8192 or complete) to one instant, without ever
  * looking at the leap-second count.
  *
- * The pivot P is the earliest instant the caller is sure of (the latest of
- * the build date, the persisted last-good time and --not-before).  The
- * window is [P, P + 1024 weeks).  The rules, applied in the timescale of
- * the source (UTC seconds for dates and PUBX,04's UTC week, GPS seconds for
- * GPS weeks; the pivot is converted with the TAI-UTC in force at P):
+ * The pivot P is the earliest instant the caller is sure of: see
+ * era_choose_floor() below for how it comes from the build date, the state
+ * file and --not-before.  The window is [P, P + 1024 weeks).  The rules,
+ * applied in the timescale of the source (UTC seconds for dates and
+ * PUBX,04's UTC week, GPS seconds for GPS weeks; the pivot is converted
+ * with the TAI-UTC in force at P):
  *
  *  1. Complete the reported value:
  *     - a 2-digit year becomes the year in [Y(P) - 50, Y(P) + 50);
@@ -21,12 +22,15 @@
  *  2. A completed time earlier than P comes from a receiver with the
  *     week-rollover bug (reporting t - k*1024 weeks): it is lifted by the
  *     smallest multiple of 1024 weeks that brings it to or past P, and
- *     behind_weeks says by how much.
+ *     behind_weeks says by how much (why = ERA_WHY_PIVOT).
  *  3. A completed time at or after P + 1024 weeks is kept (the receiver
  *     cannot be ahead because of a rollover bug) and flagged "ahead".
  *
  * So every true time t in [P, P + 1024 weeks) resolves to t whether the
  * receiver reports t or t - 1024 weeks, and no result is ever before P.
+ * Rule 2 is also what makes a pivot that is too late dangerous: an honest
+ * receiver that reads earlier than P is moved 1024 weeks (19.6 years)
+ * into the future.  Hence the slack below.
  */
 #ifndef GPSPHC_ERA_H
 #define GPSPHC_ERA_H
@@ -36,6 +40,90 @@
 
 #include "gperr.h"
 #include "nmea.h"
+#include "timeconv.h"
+
+/*
+ * Where the pivot comes from: what the caller knows about "now" when it
+ * starts.  P = the latest of
+ *
+ *  - the build date less ERA_SLACK.  The build date says that time is no
+ *    earlier than roughly then, not exactly: the build machine's clock
+ *    can be ahead of UTC (a real-time clock kept in local time east of
+ *    Greenwich, up to 14 hours; a drifting VM, hours; a date set by hand
+ *    with the wrong month, weeks or months), and a package built today
+ *    may run at once.  A pivot at the build instant itself moves an
+ *    honest receiver that reads a few hours earlier by 1024 weeks.
+ *    26 weeks covers every such error short of a wrong year.  The price
+ *    is paid at the far end of the window: a receiver with the rollover
+ *    bug is corrected while the true time is before build - ERA_SLACK +
+ *    1024 weeks, that is for ERA_BUILD_LIFE = 998 weeks (19.1 years) after
+ *    the build, longer than any distribution supports a build (Debian's
+ *    longest, ELTS, 10 years).  The bounds: at least 30 days (an honest
+ *    receiver from 30 days before the build on is labelled as itself),
+ *    at most 228 days (a receiver with the bug is corrected for 19 years);
+ *    half a year sits well inside both.
+ *
+ *  - the saved last-good time (state file) less ERA_SLACK, if believed.
+ *    The daemon saves a time only after its labels have been consistent
+ *    for a while (pipeline.h), and the same slack absorbs a saved time
+ *    somewhat ahead of the truth.  Within the life of the build an honest
+ *    saved time changes no result (the build date alone already places
+ *    every time of that life), so it matters only when it is wrong or
+ *    when the build is very old, and those two cannot be told apart: an
+ *    older gpsphcd, whose pivot had no slack, could save a time 1024
+ *    weeks ahead of an honest receiver (2046 for a 2026 receiver), and a
+ *    floor taken from it would carry that warp forward for ever.  So a
+ *    saved time more than ERA_STATE_BELIEVED (512 weeks, 9.8 years) after
+ *    the build date (or --not-before, if later) is not believed
+ *    (ERA_STATE_AHEAD) and the caller says what to do.  Such a warp lies
+ *    at least about 1024 weeks after the build that wrote it, so it is
+ *    refused unless this build is 512 weeks newer than that one; an
+ *    honest time is refused only once this build has run for 9.8 years,
+ *    and refusing it changes no label before the end of the build's life
+ *    (after which only --not-before or a newer build can help).
+ *
+ *  - --not-before, exactly: the admin's word, no slack.  In replay it
+ *    replaces the build date (a capture may be older than the build).
+ */
+#define ERA_SLACK_WEEKS		26
+#define ERA_SLACK		(ERA_SLACK_WEEKS * SECS_PER_WEEK)
+#define ERA_BUILD_LIFE		(ERA_10BIT_SECS - ERA_SLACK)
+#define ERA_STATE_BELIEVED	(512 * SECS_PER_WEEK)
+
+/* All times in UTC seconds. */
+struct era_evidence {
+	bool have_build;	/* false: --not-before replaces it (replay) */
+	int64_t build;		/* when gpsphcd was built */
+	bool have_not_before;
+	int64_t not_before;	/* --not-before */
+	bool have_state;
+	int64_t state;		/* the saved last-good time */
+};
+
+enum era_floor_by {
+	ERA_BY_BUILD = 1,	/* the build date less ERA_SLACK */
+	ERA_BY_NOT_BEFORE,	/* --not-before */
+	ERA_BY_STATE,		/* the saved time less ERA_SLACK */
+	ERA_BY_LABELS,		/* this run's consistent labels (pipeline.h) */
+};
+
+enum era_state_use {
+	ERA_STATE_NONE = 0,	/* no saved time */
+	ERA_STATE_FLOOR,	/* believed: it sets the pivot */
+	ERA_STATE_BELOW,	/* believed, but the pivot is later anyway */
+	ERA_STATE_AHEAD,	/* later than state_max: not believed */
+};
+
+struct era_floor {
+	int64_t utc;		/* the pivot */
+	enum era_floor_by by;
+	enum era_state_use state;
+	int64_t state_max;	/* the latest saved time believed */
+};
+
+/* The pivot from @ev (at least one of build and not_before given). */
+void era_choose_floor(const struct era_evidence *ev, struct era_floor *f);
+const char *era_floor_by_name(enum era_floor_by by);
 
 struct era_pivot {
 	int64_t utc;		/* UTC seconds of the pivot */
@@ -50,6 +138,12 @@ enum era_err {
 	ERA_E_RANGE,		/* week/modulus outside what we handle */
 };
 
+enum era_why {
+	ERA_WHY_NONE = 0,
+	ERA_WHY_PIVOT,		/* its time was before the pivot (rule 2) */
+	ERA_WHY_WEEK,		/* its date is behind its own week count */
+};
+
 struct era_result {
 	bool utc_valid;		/* utc/sec60 are set */
 	int64_t utc;		/* UTC seconds; 23:59:60 -> following 00:00:00 */
@@ -58,6 +152,7 @@ struct era_result {
 	bool gps_valid;		/* the source counts GPS time: gps is set */
 	int64_t gps;		/* GPS seconds since 1980-01-06 */
 	int64_t behind_weeks;	/* receiver reported this many weeks early */
+	enum era_why why;	/* and how we know (behind_weeks != 0) */
 	bool ahead;		/* >= P + 1024 weeks, trusted and flagged */
 };
 

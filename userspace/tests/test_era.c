@@ -5,7 +5,10 @@
  * and PGRMF, from a correct receiver and from one with the rollover bug
  * (reporting t - 1024 weeks), over a set of pivots; text built with real
  * checksums, then parser, then resolver.  Plus weeks mod 1024 and 8192,
- * the gpsd 2021-10-24 case, and a running pivot across 2038 and 2137.
+ * the gpsd 2021-10-24 case, a running pivot across 2038 and 2137, and the
+ * pivot's evidence: several build instants with receivers from 30 days
+ * before the build to 19 years after it, the state file (believed, below,
+ * and an older gpsphcd's 2046 warp) and --not-before.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -19,10 +22,36 @@
 #include "timeconv.h"
 
 #define FIRST_DAY	(GPS_EPOCH_UTC / SECS_PER_DAY)	/* 1980-01-06 */
+#define YEAR		(365 * SECS_PER_DAY + SECS_PER_DAY / 4)
 #define LAST_DAY	(FIRST_DAY + WEEKS_13BIT * 7)	/* 2137-01-06 */
 
 static const int64_t tods[] = { 0, 1, 6 * 3600, 12 * 3600 + 34 * 60 + 56,
 				86399 };
+
+/*
+ * Build instants: today, just after the 2019 rollover, an hour before the
+ * 2038 one, a New Year's Eve, just after a leap second, 2065, and one a
+ * second before a midnight.
+ */
+static const int64_t builds[] = {
+	1796299200LL,			/* 2026-12-03T12:00:00Z */
+	1554595200LL + 3 * 3600 + 7,	/* 2019-04-07T03:00:07Z */
+	2173478400LL - 3600,		/* 2038-11-20T23:00:00Z */
+	1735689599LL,			/* 2024-12-31T23:59:59Z */
+	1483228801LL,			/* 2017-01-01T00:00:01Z */
+	3000000000LL,			/* 2065-01-24T05:20:00Z */
+	1900022399LL,			/* 2030-03-17T23:59:59Z */
+};
+#define NBUILDS	(sizeof(builds) / sizeof(builds[0]))
+
+static struct era_floor build_floor(int64_t build)
+{
+	struct era_evidence ev = { .have_build = true, .build = build };
+	struct era_floor f;
+
+	era_choose_floor(&ev, &f);
+	return f;
+}
 
 /* Pivots: every 512 weeks from the GPS epoch (each at an odd time of day,
  * so windows start mid-day), and the dates that matter. */
@@ -46,6 +75,12 @@ static size_t make_pivots(const struct leap_table *lt, struct era_pivot *p,
 	}
 	for (size_t i = 0; i < sizeof(special) / sizeof(special[0]); i++) {
 		p[n].utc = special[i];
+		p[n].tai_utc = leap_offset(lt, p[n].utc);
+		n++;
+	}
+	/* and what gpsphcd makes of the build instants */
+	for (size_t i = 0; i < NBUILDS && n < max; i++) {
+		p[n].utc = build_floor(builds[i]).utc;
 		p[n].tai_utc = leap_offset(lt, p[n].utc);
 		n++;
 	}
@@ -230,8 +265,8 @@ TEST(gpsd_2021_10_24_any_leap_count)
 }
 
 /*
- * A receiver that stays up: the pivot follows the last good time (minus a
- * day, as gpsphcd does), so a mod-1024 week and a 2-digit year keep
+ * A receiver that stays up: the pivot follows the last good time (less
+ * ERA_SLACK, as gpsphcd does), so a mod-1024 week and a 2-digit year keep
  * resolving across 2038-11-21 (10-bit) and 2137-01-06 (13-bit) and the
  * 2-digit-year century boundaries, one label a day from 2026 to 2160.
  */
@@ -262,11 +297,243 @@ TEST(running_pivot_across_rollovers)
 		ASSERT_EQ(0, era_resolve_week(&p, (uint32_t)(g / SECS_PER_WEEK % 8192),
 					      8192, g % SECS_PER_WEEK, false, &r, &e));
 		ASSERT_EQ(g, r.gps);
-		p.utc = t - SECS_PER_DAY;	/* last good time - slack */
+		if (t - ERA_SLACK > p.utc)	/* last good time - slack */
+			p.utc = t - ERA_SLACK;
 		days++;
 	}
 	printf("# running_pivot: %ld days\n", days);
 	fflush(stdout);
+}
+
+/*
+ * One receiver time @t, honest and with the rollover bug (its dates 1024
+ * weeks early), as RMC, ZDA, PUBX,04 and PGRMF: every one must resolve to
+ * @t, the honest ones unmoved and the buggy ones moved 1024 weeks.
+ */
+static void check_receiver(struct __test_metadata *_metadata,
+			   struct tally *ty, const struct leap_table *lt,
+			   const struct era_pivot *p, int64_t t)
+{
+	int leap = leap_offset(lt, t) - GPS_TAI_MINUS_GPS;
+	int64_t tg = t - GPS_EPOCH_UTC + leap;
+	char s[NMEA_MAX_LEN];
+
+	for (int bug = 0; bug <= 1; bug++) {
+		int64_t sh = bug ? ERA_10BIT_SECS : 0;
+
+		gen_rmc(s, sizeof(s), "GN", t - sh, false);
+		check(_metadata, ty, p, s, false, t, bug * 1024);
+		gen_zda(s, sizeof(s), "GP", t - sh, false);
+		check(_metadata, ty, p, s, false, t, bug * 1024);
+		gen_pubx04(s, sizeof(s), t - sh, 0, leap, false);
+		check(_metadata, ty, p, s, false, t, bug * 1024);
+		gen_pgrmf(s, sizeof(s), tg, leap, -sh);
+		check(_metadata, ty, p, s, true, tg, bug * 1024);
+	}
+}
+
+static struct era_pivot pivot_at(const struct leap_table *lt, int64_t utc)
+{
+	return (struct era_pivot){ .utc = utc, .tai_utc = leap_offset(lt, utc) };
+}
+
+/*
+ * The issue this slack answers: built at B, a receiver reading a few hours
+ * (or days) before B must not be moved 1024 weeks, and one with the
+ * rollover bug must still be corrected for the whole life of the build.
+ * For every build instant: receivers from B - 30 days to B + 19 years,
+ * one a day at a changing time of day, plus the named offsets (the last
+ * one is the last day of the build's life: a GPS-time source's window is
+ * counted in GPS seconds, so it ends earlier in UTC by the leap seconds
+ * since the pivot); then the same with a state file saved 400 days after
+ * the build (believed).
+ */
+TEST(build_slack_30_days_before_to_19_years_after)
+{
+	static const int64_t named[] = {
+		-30 * SECS_PER_DAY, -SECS_PER_DAY, -5 * 3600, -14 * 3600, -1,
+		0, 1, 19 * YEAR, ERA_BUILD_LIFE - SECS_PER_DAY,
+	};
+	struct leap_table lt;
+	struct tally ty = { 0 };
+
+	leap_builtin(&lt);
+	for (size_t i = 0; i < NBUILDS; i++) {
+		int64_t b = builds[i];
+		struct era_floor f = build_floor(b);
+		struct era_evidence ev = { .have_build = true, .build = b,
+					   .have_state = true,
+					   .state = b + 400 * SECS_PER_DAY };
+		struct era_pivot p = pivot_at(&lt, f.utc);
+
+		ASSERT_EQ(b - ERA_SLACK, f.utc);
+		ASSERT_EQ(ERA_BY_BUILD, (int)f.by);
+		for (int64_t t = b - 30 * SECS_PER_DAY; t <= b + 19 * YEAR;
+		     t += SECS_PER_DAY + 7 * 3600 + 13)
+			check_receiver(_metadata, &ty, &lt, &p, t);
+		for (size_t k = 0; k < sizeof(named) / sizeof(named[0]); k++)
+			check_receiver(_metadata, &ty, &lt, &p, b + named[k]);
+
+		era_choose_floor(&ev, &f);
+		ASSERT_EQ(ERA_STATE_FLOOR, (int)f.state);
+		ASSERT_EQ(ev.state - ERA_SLACK, f.utc);
+		p = pivot_at(&lt, f.utc);
+		for (int64_t t = ev.state - 30 * SECS_PER_DAY; t <= b + 19 * YEAR;
+		     t += 3 * SECS_PER_DAY + 5 * 3600 + 1)
+			check_receiver(_metadata, &ty, &lt, &p, t);
+	}
+	printf("# build_slack: %ld cases checked (%zu build instants), %ld wrong\n",
+	       ty.checked, NBUILDS, ty.wrong);
+	fflush(stdout);
+	EXPECT_EQ(0, ty.wrong);
+	EXPECT_GT(ty.checked, 400000);
+}
+
+/* The life of the build, to the second, and what lies past it. */
+TEST(build_life_boundaries)
+{
+	const int64_t b = 1796299200LL;		/* 2026-12-03T12:00:00Z */
+	struct era_floor f = build_floor(b);
+	struct era_pivot p = { .utc = f.utc, .tai_utc = 37 };
+	struct era_result r;
+	struct gp_err e;
+	struct civil c;
+	char buf[32];
+
+	/* 998 weeks: 19.1 years, to 2046-01-18T12:00:00Z */
+	EXPECT_EQ(998 * SECS_PER_WEEK, ERA_BUILD_LIFE);
+	format_utc(buf, sizeof(buf), b + ERA_BUILD_LIFE, false);
+	EXPECT_STREQ("2046-01-18T12:00:00Z", buf);
+	/* honest from B - 26 weeks on ... */
+	civil_from_utc(b - ERA_SLACK, false, &c);
+	ASSERT_EQ(0, era_resolve_date(&p, (int)c.year, false, c.month, c.day,
+				      c.hour, c.min, c.sec, &r, &e));
+	EXPECT_EQ(b - ERA_SLACK, r.utc);
+	EXPECT_EQ(0, r.behind_weeks);
+	/* ... a second earlier is taken for a rollover bug: the limit */
+	civil_from_utc(b - ERA_SLACK - 1, false, &c);
+	ASSERT_EQ(0, era_resolve_date(&p, (int)c.year, false, c.month, c.day,
+				      c.hour, c.min, c.sec, &r, &e));
+	EXPECT_EQ(1024, r.behind_weeks);
+	EXPECT_EQ(ERA_WHY_PIVOT, (int)r.why);
+	/* a rollover-bug receiver is corrected up to the last second of life */
+	civil_from_utc(b + ERA_BUILD_LIFE - 1 - ERA_10BIT_SECS, false, &c);
+	ASSERT_EQ(0, era_resolve_date(&p, (int)c.year, false, c.month, c.day,
+				      c.hour, c.min, c.sec, &r, &e));
+	EXPECT_EQ(b + ERA_BUILD_LIFE - 1, r.utc);
+	/* ... and from then on read as honest: the end of the build's life */
+	civil_from_utc(b + ERA_BUILD_LIFE - ERA_10BIT_SECS, false, &c);
+	ASSERT_EQ(0, era_resolve_date(&p, (int)c.year, false, c.month, c.day,
+				      c.hour, c.min, c.sec, &r, &e));
+	EXPECT_EQ(b + ERA_BUILD_LIFE - ERA_10BIT_SECS, r.utc);
+	EXPECT_EQ(0, r.behind_weeks);
+}
+
+/* What each piece of evidence does to the pivot. */
+TEST(floor_from_evidence)
+{
+	const int64_t b = 1796299200LL;		/* 2026-12-03T12:00:00Z */
+	struct era_evidence ev = { .have_build = true, .build = b };
+	struct era_floor f;
+
+	era_choose_floor(&ev, &f);
+	EXPECT_EQ(b - ERA_SLACK, f.utc);
+	EXPECT_EQ(ERA_BY_BUILD, (int)f.by);
+	EXPECT_EQ(ERA_STATE_NONE, (int)f.state);
+
+	/* --not-before: exact, when later than the build less its slack */
+	ev.have_not_before = true;
+	ev.not_before = b - 10 * SECS_PER_DAY;
+	era_choose_floor(&ev, &f);
+	EXPECT_EQ(b - 10 * SECS_PER_DAY, f.utc);
+	EXPECT_EQ(ERA_BY_NOT_BEFORE, (int)f.by);
+	ev.not_before = b - 300 * SECS_PER_DAY;
+	era_choose_floor(&ev, &f);
+	EXPECT_EQ(b - ERA_SLACK, f.utc);
+	EXPECT_EQ(ERA_BY_BUILD, (int)f.by);
+	/* replay: --not-before replaces the build date, even far before it */
+	ev.have_build = false;
+	era_choose_floor(&ev, &f);
+	EXPECT_EQ(b - 300 * SECS_PER_DAY, f.utc);
+	EXPECT_EQ(ERA_BY_NOT_BEFORE, (int)f.by);
+
+	/* a state file: believed up to 512 weeks after the build */
+	ev = (struct era_evidence){ .have_build = true, .build = b,
+				    .have_state = true,
+				    .state = b + 3 * YEAR };
+	era_choose_floor(&ev, &f);
+	EXPECT_EQ(ERA_STATE_FLOOR, (int)f.state);
+	EXPECT_EQ(ERA_BY_STATE, (int)f.by);
+	EXPECT_EQ(b + 3 * YEAR - ERA_SLACK, f.utc);
+	EXPECT_EQ(b + ERA_STATE_BELIEVED, f.state_max);
+	ev.state = b + ERA_STATE_BELIEVED;
+	era_choose_floor(&ev, &f);
+	EXPECT_EQ(ERA_STATE_FLOOR, (int)f.state);
+	ev.state = b + ERA_STATE_BELIEVED + 1;
+	era_choose_floor(&ev, &f);
+	EXPECT_EQ(ERA_STATE_AHEAD, (int)f.state);
+	EXPECT_EQ(b - ERA_SLACK, f.utc);
+	EXPECT_EQ(ERA_BY_BUILD, (int)f.by);
+	/* older than the build: believed, changes nothing */
+	ev.state = b - YEAR;
+	era_choose_floor(&ev, &f);
+	EXPECT_EQ(ERA_STATE_BELOW, (int)f.state);
+	EXPECT_EQ(b - ERA_SLACK, f.utc);
+	EXPECT_EQ(ERA_BY_BUILD, (int)f.by);
+	/* --not-before later than the build moves the limit with it */
+	ev.have_not_before = true;
+	ev.not_before = b + 5 * YEAR;
+	ev.state = b + 5 * YEAR + ERA_STATE_BELIEVED;
+	era_choose_floor(&ev, &f);
+	EXPECT_EQ(ERA_STATE_FLOOR, (int)f.state);
+	EXPECT_EQ(ev.state - ERA_SLACK, f.utc);
+}
+
+/*
+ * A state file left by an older gpsphcd that had labelled an honest
+ * receiver 1024 weeks late (pivot = its build date, no slack, receiver a
+ * few hours earlier): the saved time is t + 1024 weeks, written once
+ * right after the warp or kept up to date until the upgrade.  With a new
+ * build from the same day to 9 years later, the warp is not believed and
+ * every honest receiver is labelled with its own time.
+ */
+TEST(older_gpsphcd_warp_in_state_never_lifts)
+{
+	static const int64_t newer[] = {
+		0, SECS_PER_DAY, 30 * SECS_PER_DAY, YEAR, 5 * YEAR, 9 * YEAR,
+	};
+	const int64_t old_build = 1796299200LL;	/* 2026-12-03T12:00:00Z */
+	const int64_t warped = old_build - 5 * 3600 + ERA_10BIT_SECS;
+	struct leap_table lt;
+	struct tally ty = { 0 };
+
+	leap_builtin(&lt);
+	for (size_t i = 0; i < sizeof(newer) / sizeof(newer[0]); i++) {
+		int64_t b = old_build + newer[i];
+		/* saved once (at the old build) or until the upgrade (at b) */
+		int64_t saved[] = { warped, warped + newer[i] };
+
+		for (size_t k = 0; k < 2; k++) {
+			struct era_evidence ev = { .have_build = true,
+						   .build = b,
+						   .have_state = true,
+						   .state = saved[k] };
+			struct era_floor f;
+			struct era_pivot p;
+
+			era_choose_floor(&ev, &f);
+			EXPECT_EQ(ERA_STATE_AHEAD, (int)f.state);
+			EXPECT_EQ(b - ERA_SLACK, f.utc);
+			p = pivot_at(&lt, f.utc);
+			for (int64_t t = b - 30 * SECS_PER_DAY; t <= b + YEAR;
+			     t += SECS_PER_DAY + 3 * 3600 + 7)
+				check_receiver(_metadata, &ty, &lt, &p, t);
+		}
+	}
+	printf("# older_gpsphcd_warp: %ld cases checked, %ld wrong\n",
+	       ty.checked, ty.wrong);
+	fflush(stdout);
+	EXPECT_EQ(0, ty.wrong);
 }
 
 /* Named boundary cases with exact values. */
