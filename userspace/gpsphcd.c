@@ -303,7 +303,7 @@ int main(int argc, char **argv)
 	struct opts o;
 	struct leap_table leap;
 	struct pipeline p;
-	int64_t floor = GPSPHC_BUILD_DATE, tai;
+	struct era_floor floor;
 	const char *state;
 	FILE *in;
 	int ret;
@@ -313,19 +313,11 @@ int main(int argc, char **argv)
 	if (o.status)
 		return status_run(stdout, o.json);
 	load_leap(o.leapfile, &leap);
-	if (o.have_not_before && (o.replay || o.not_before > floor))
-		floor = o.not_before;	/* in replay it replaces the build date */
 	state = o.state ? o.state : o.replay ? NULL : DEFAULT_STATE;
-	if (state && !state_load(state, &tai)) {
-		int64_t utc;
-		bool s60;
-		int off;
-
-		leap_utc_from_tai(&leap, tai, &utc, &s60, &off);
-		if (utc - PP_PIVOT_SLACK > floor)
-			floor = utc - PP_PIVOT_SLACK;
-	}
-	pipeline_init(&p, floor, &leap, &o.assoc, o.guard_n, emit, NULL);
+	state_floor(state, &leap, GPSPHC_BUILD_DATE,
+		    o.have_not_before ? &o.not_before : NULL, o.replay != NULL,
+		    &floor);
+	pipeline_init(&p, &floor, &leap, &o.assoc, o.guard_n, emit, NULL);
 	if (!o.replay) {
 		o.live.state = state;
 		return live_main(&o, &p);
@@ -342,17 +334,8 @@ int main(int argc, char **argv)
 		fclose(in);
 	fprintf(stderr, "gpsphcd: replay of %s: %lu edges labelled (%lu of them sentences, coarse mode), %lu held by the guard, %lu refused before the pivot\n",
 		o.replay, p.labels, p.coarse_labels, p.held, p.rejected);
-	if (state && p.have_last_good) {
-		char utc[32];
-		int64_t u;
-		bool s60;
-		int off;
-
-		leap_utc_from_tai(&leap, p.last_good_tai, &u, &s60, &off);
-		format_utc(utc, sizeof(utc), u, s60);
-		if (state_save(state, p.last_good_tai, utc))
-			ret = -1;
-	}
+	if (state && state_save_last_good(state, &p, true) < 0)
+		ret = -1;
 	if (fflush(stdout)) {
 		fprintf(stderr, "gpsphcd: writing labels: %s\n", strerror(errno));
 		return 1;

@@ -417,16 +417,8 @@ static void live_sentence(struct live *l, struct nlattr *nest)
 
 static void live_save_state(struct live *l)
 {
-	char utc[32];
-	int64_t u;
-	bool s60;
-	int off;
-
-	if (!l->o->state || !l->have_last)
-		return;
-	leap_utc_from_tai(&l->p->leap, l->last_tai, &u, &s60, &off);
-	format_utc(utc, sizeof(utc), u, s60);
-	if (state_save(l->o->state, l->last_tai, utc))
+	if (l->o->state && l->have_last &&
+	    state_save_last_good(l->o->state, l->p, false) < 0)
 		fprintf(stderr, "gpsphcd: cannot save the last-good time to %s: %s\n",
 			l->o->state, strerror(errno));
 }

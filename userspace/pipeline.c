@@ -16,15 +16,16 @@ static void set_pivot(struct era_pivot *pv, const struct leap_table *t,
 	pv->tai_utc = leap_offset(t, utc);
 }
 
-void pipeline_init(struct pipeline *p, int64_t floor_utc,
+void pipeline_init(struct pipeline *p, const struct era_floor *floor,
 		   const struct leap_table *leap, const struct assoc_cfg *a,
 		   unsigned int guard_n, pp_emit_fn emit, void *ctx)
 {
 	memset(p, 0, sizeof(*p));
 	p->leap = *leap;
 	p->assoc = *a;
-	set_pivot(&p->floor, leap, floor_utc);
+	set_pivot(&p->floor, leap, floor->utc);
 	p->pivot = p->floor;
+	p->pivot_by = floor->by;
 	guard_init(&p->guard, guard_n);
 	p->emit = emit;
 	p->ctx = ctx;
@@ -58,13 +59,55 @@ static void note_leap(struct pipeline *p, struct pp_label *l)
 	    when);
 }
 
-static void warn_behind(struct pipeline *p, int64_t weeks)
+/* Once: a rollover correction, how far, and why we believe it. */
+static void warn_behind(struct pipeline *p, const struct nmea_msg *m,
+			const struct era_result *r)
 {
-	if (!weeks || p->warned_behind)
+	int64_t moved = r->behind_weeks * SECS_PER_WEEK;
+	double years = (double)moved / (365.2425 * SECS_PER_DAY);
+	char said[32], now[32], pivot[32];
+
+	if (!r->behind_weeks || p->warned_behind)
 		return;
 	p->warned_behind = true;
-	LOG("the receiver reports dates %" PRId64 " weeks early (GPS week rollover bug); corrected. Update its firmware or replace it.\n",
-	    weeks);
+	format_utc(said, sizeof(said), r->utc - moved, r->sec60);
+	format_utc(now, sizeof(now), r->utc, r->sec60);
+	format_utc(pivot, sizeof(pivot), p->pivot.utc, false);
+	if (r->why == ERA_WHY_WEEK)
+		LOG("the receiver reports dates %" PRId64 " weeks early (GPS week rollover bug): its %s date says %s, but the GPS week it sends with it says %s: labelled with the week's time, %" PRId64 " weeks (%.1f years) later. Update its firmware or replace it.\n",
+		    r->behind_weeks, nmea_kind_name(m->kind), said, now,
+		    r->behind_weeks, years);
+	else
+		LOG("the receiver reports dates %" PRId64 " weeks early (GPS week rollover bug): its %s says %s, before the era pivot %s (%s), and no honest receiver reads earlier than that; labelled %s, %" PRId64 " weeks (%.1f years) later. Update its firmware or replace it. If the receiver is right, the pivot is wrong: see ERA RESOLUTION in gpsphcd(8).\n",
+		    r->behind_weeks, nmea_kind_name(m->kind), said, pivot,
+		    era_floor_by_name(p->pivot_by), now, r->behind_weeks,
+		    years);
+}
+
+/*
+ * A label was accepted with verdict @v: the consistent run, the last-good
+ * time and the pivot follow it (see PP_TRUST_S).
+ */
+static void note_run(struct pipeline *p, enum guard_verdict v,
+		     const struct pp_label *l)
+{
+	if (v == GUARD_FIRST || v == GUARD_JUMP) {
+		p->run_start_tai = l->tai;
+		p->have_last_good = false;
+	}
+	if (l->tai - p->run_start_tai < PP_TRUST_S)
+		return;
+	p->have_last_good = true;
+	p->last_good_tai = l->tai;
+	if (l->utc - ERA_SLACK > p->pivot.utc) {
+		set_pivot(&p->pivot, &p->leap, l->utc - ERA_SLACK);
+		p->pivot_by = ERA_BY_LABELS;
+	}
+}
+
+int64_t pipeline_run_secs(const struct pipeline *p)
+{
+	return p->guard.have ? p->guard.tai - p->run_start_tai : 0;
 }
 
 /* Offer one resolved sentence for the edge it describes. */
@@ -143,10 +186,7 @@ static void label(struct pipeline *p, const struct pp_pending *s)
 	note_leap(p, &l);
 	p->labels++;
 	p->coarse_labels += l.coarse;
-	p->have_last_good = true;
-	p->last_good_tai = l.tai;
-	if (l.utc - PP_PIVOT_SLACK > p->pivot.utc)
-		set_pivot(&p->pivot, &p->leap, l.utc - PP_PIVOT_SLACK);
+	note_run(p, v, &l);
 	p->emit(p->ctx, &l);
 }
 
@@ -219,7 +259,7 @@ static bool resolve(struct pipeline *p, int64_t t_ns, const char *s,
 		p->warned_frac = true;
 		return false;
 	}
-	warn_behind(p, r.behind_weeks);
+	warn_behind(p, &m, &r);
 	if (r.ahead)
 		LOG("%s time is more than 1024 weeks after the pivot; trusted, but check --not-before and the state file\n",
 		    nmea_kind_name(m.kind));

@@ -64,9 +64,24 @@ struct pp_pending {
 	int64_t behind_weeks;
 };
 
+/*
+ * The last-good time: a label becomes it only once the labels have been
+ * consistent for PP_TRUST_S, that is the guard has accepted every label
+ * (no jump, no first label) since one PP_TRUST_S earlier.  Only then is it
+ * saved to the state file, and (less ERA_SLACK, see era.h) raises this
+ * run's pivot.  15 minutes: longer than the 12.5 minutes a GPS receiver
+ * needs after a cold start to hear the whole navigation message (25 frames
+ * of 30 s; the UTC parameters and leap seconds come once in it), before
+ * which its time may rest on firmware defaults; and long beside the
+ * guard's few seconds, so that a jump the guard accepted on a transient
+ * error is never saved.  A run shorter than that saves nothing.
+ */
+#define PP_TRUST_S	(15 * 60)
+
 struct pipeline {
 	struct era_pivot floor;		/* build / --not-before / state */
 	struct era_pivot pivot;		/* floor, advanced by last-good */
+	enum era_floor_by pivot_by;	/* what set the pivot */
 	struct leap_table leap;
 	struct assoc_cfg assoc;
 	struct guard guard;
@@ -88,7 +103,8 @@ struct pipeline {
 	struct pp_pending q[PP_QUEUE];	/* resolved, waiting for t - offset */
 	unsigned int nq;
 
-	bool have_last_good;
+	int64_t run_start_tai;		/* first label of the consistent run */
+	bool have_last_good;		/* see PP_TRUST_S */
 	int64_t last_good_tai;
 
 	bool warned_behind, warned_frac;
@@ -98,16 +114,12 @@ struct pipeline {
 	unsigned long coarse_labels;	/* of labels, sentences */
 };
 
-/* Pivot slack: a sentence about a second just before the last good time
- * must not look like a rollover-bug date. */
-#define PP_PIVOT_SLACK	SECS_PER_DAY
-
 /*
- * @floor_utc: the latest of the build date, --not-before and the state's
- * last-good time (UTC seconds); @leap: the table to use (already chosen
- * between leap-seconds.list and the built-in one).
+ * @floor: the pivot from the build date, --not-before and the state file
+ * (era_choose_floor()); @leap: the table to use (already chosen between
+ * leap-seconds.list and the built-in one).
  */
-void pipeline_init(struct pipeline *p, int64_t floor_utc,
+void pipeline_init(struct pipeline *p, const struct era_floor *floor,
 		   const struct leap_table *leap, const struct assoc_cfg *a,
 		   unsigned int guard_n, pp_emit_fn emit, void *ctx);
 void pipeline_edge(struct pipeline *p, int64_t t_ns);
@@ -122,6 +134,8 @@ void pipeline_sentence(struct pipeline *p, int64_t t_ns, const char *s,
 bool pipeline_starts_second(const struct pipeline *p, int64_t t_ns);
 /* End of input: process what waits for a later timestamp. */
 void pipeline_flush(struct pipeline *p);
+/* Seconds the labels have been consistent so far (see PP_TRUST_S). */
+int64_t pipeline_run_secs(const struct pipeline *p);
 
 /* The standard output line: "<edge ns> <PTP s> <UTC> <TAI-UTC>\n". */
 void pp_print_label(FILE *f, const struct pp_label *l);

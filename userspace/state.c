@@ -10,6 +10,9 @@
 #include <unistd.h>
 
 #include "state.h"
+#include "timeconv.h"
+
+#define YEARS(secs)	((double)(secs) / (365.2425 * SECS_PER_DAY))
 
 int state_load(const char *path, int64_t *tai)
 {
@@ -97,4 +100,55 @@ out_free:
 	free(tmp);
 	free(dirc);
 	return ret;
+}
+
+void state_floor(const char *path, const struct leap_table *leap,
+		 int64_t build, const int64_t *not_before, bool replay,
+		 struct era_floor *f)
+{
+	struct era_evidence ev = {
+		.have_build = !(replay && not_before),
+		.build = build,
+		.have_not_before = not_before != NULL,
+		.not_before = not_before ? *not_before : 0,
+	};
+	char saved[32], anchor[32];
+	int64_t tai, at;
+	bool s60 = false;
+	int off;
+
+	if (path && !state_load(path, &tai)) {
+		leap_utc_from_tai(leap, tai, &ev.state, &s60, &off);
+		ev.have_state = true;
+	}
+	era_choose_floor(&ev, f);
+	if (f->state != ERA_STATE_AHEAD)
+		return;
+	at = f->state_max - ERA_STATE_BELIEVED;
+	format_utc(saved, sizeof(saved), ev.state, s60);
+	format_utc(anchor, sizeof(anchor), at, false);
+	fprintf(stderr, "gpsphcd: state file %s says the last good time was %s, %.1f years after %s %s: not believed, a saved time counts only up to %lld weeks (%.1f years) after it. An older gpsphcd could save a time 1024 weeks ahead of an honest receiver: if the receiver's time is right, nothing to do, the file is rewritten once the labels have been consistent for %d minutes (or delete it now). If %s is the real date, this gpsphcd is too old to resolve GPS week rollovers by itself: update it, or pass --not-before YYYY-MM-DD.\n",
+		path, saved, YEARS(ev.state - at),
+		ev.have_build && at == build ? "the build date" : "--not-before",
+		anchor, (long long)(ERA_STATE_BELIEVED / SECS_PER_WEEK),
+		YEARS(ERA_STATE_BELIEVED), PP_TRUST_S / 60, saved);
+}
+
+int state_save_last_good(const char *path, const struct pipeline *p,
+			 bool say)
+{
+	char utc[32];
+	int64_t u;
+	bool s60;
+	int off;
+
+	if (!p->have_last_good) {
+		if (say)
+			fprintf(stderr, "gpsphcd: state file %s not written: the labels were consistent for %" PRId64 " s, a time is saved only after %d s\n",
+				path, pipeline_run_secs(p), PP_TRUST_S);
+		return 1;
+	}
+	leap_utc_from_tai(&p->leap, p->last_good_tai, &u, &s60, &off);
+	format_utc(utc, sizeof(utc), u, s60);
+	return state_save(path, p->last_good_tai, utc);
 }

@@ -2,21 +2,31 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Replay the captures in tests/captures/ through gpsphcd and compare stdout
 # byte-exact with the .expected files.  Each capture names its options in
-# its "# Replay: gpsphcd --replay NAME.log OPTIONS" comment.  TAP output.
+# its "# Replay: gpsphcd --replay NAME.log OPTIONS" comment; one with a
+# "# Built: <UTC>" comment is replayed by a gpsphcd built at that instant
+# (no --not-before: the build date is what it tests).  TAP output.
 #
 # GPSPHCD: path of the gpsphcd binary (default ../build/gpsphcd).
+# GPSPHCD_TEST_BUILD, GPSPHC_TEST_BUILD_DATE: gpsphcd built at that instant
+# (unix seconds), and GEN_CAPTURE: tests/gen_capture.c; "make check" passes
+# them (default: in ../build, 2026-12-03T12:00:00Z).
 
 ksft_skip=4
 here=$(cd "$(dirname "$0")" && pwd)
 gpsphcd=${GPSPHCD:-$here/../build/gpsphcd}
+built=${GPSPHCD_TEST_BUILD:-$here/../build/gpsphcd-test-build}
+built_at=${GPSPHC_TEST_BUILD_DATE:-1796299200}
+gen=${GEN_CAPTURE:-$here/../build/gen_capture}
 leap=$here/data/leap-seconds.list
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-if [ ! -x "$gpsphcd" ]; then
-	echo "1..0 # SKIP $gpsphcd not built (make -C userspace)"
-	exit $ksft_skip
-fi
+for b in "$gpsphcd" "$built" "$gen"; do
+	if [ ! -x "$b" ]; then
+		echo "1..0 # SKIP $b not built (make -C userspace check)"
+		exit $ksft_skip
+	fi
+done
 
 n=0
 fail=0
@@ -30,12 +40,18 @@ ok() {
 	fi
 }
 
-# run NAME EXPECTED-FILE OPTIONS...: replay, compare stdout
+# run NAME EXPECTED-FILE OPTIONS...: replay with $bin, compare stdout; a
+# NAME with a / is a path.  run_built: the same with the test build.
+bin=$gpsphcd
 run() {
 	name=$1
 	want=$2
 	shift 2
-	"$gpsphcd" --replay "$here/captures/$name.log" --leapfile "$leap" "$@" \
+	case $name in
+	*/*)	log=$name ;;
+	*)	log=$here/captures/$name.log ;;
+	esac
+	"$bin" --replay "$log" --leapfile "$leap" "$@" \
 		>"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	if [ $rc -ne 0 ]; then
@@ -50,13 +66,40 @@ run() {
 	return $rc
 }
 
+# capture NAME BEHIND-WEEKS START SECONDS: $tmp/NAME.log from gen_capture
+# (dates BEHIND-WEEKS early) and the true labels in $tmp/NAME.expected.
+capture() {
+	"$gen" -b "$2" "$3" "$4" >"$tmp/$1.log"
+	"$gen" -e "$3" "$4" >"$tmp/$1.expected"
+}
+
+run_built() {
+	bin=$built
+	run "$@"
+	rc=$?
+	bin=$gpsphcd
+	return $rc
+}
+
+# The build instant of $built, as the captures' "# Built:" comments say it.
+built_utc=$(date -u -d "@$built_at" +%Y-%m-%dT%H:%M:%SZ)
+
 echo "TAP version 13"
-echo "1..$(($(ls "$here"/captures/*.log | wc -l) + 17))"
+echo "1..$(($(ls "$here"/captures/*.log | wc -l) + 29))"
 for log in "$here"/captures/*.log; do
 	name=$(basename "$log" .log)
 	opts=$(sed -n 's/^# Replay: gpsphcd --replay [^ ]* *//p' "$log")
-	# shellcheck disable=SC2086
-	run "$name" "$here/captures/$name.expected" $opts
+	at=$(sed -n 's/^# Built: *//p' "$log")
+	if [ -z "$at" ]; then
+		# shellcheck disable=SC2086
+		run "$name" "$here/captures/$name.expected" $opts
+	elif [ "$at" = "$built_utc" ]; then
+		# shellcheck disable=SC2086
+		run_built "$name" "$here/captures/$name.expected" $opts
+	else
+		echo "# $name.log wants gpsphcd built at $at, the test build is $built_utc"
+		false
+	fi
 	ok $? "replay $name"
 done
 
@@ -72,19 +115,95 @@ run gn-faults-2024 "$here/captures/gn-faults-2024.expected" \
 grep -q "TIME JUMP HELD: the receiver says 2024-02-29T13:00:08Z (TAI 1709211645) but the running time is 2024-02-29T12:00:08Z (TAI 1709208045)" "$tmp/err"
 ok $? "guard holds a single wrong sentence, logs both times"
 
-# --state: written atomically after a replay, and read back as the pivot.
-# The 2021 state lifts the 2016 capture's dates by 1024 weeks: the state's
-# last-good time (minus one day) is a floor no label may go below.
+# The message of a rollover correction says how far and why.
+run_built built-day-ahead-rollover-2026 \
+	"$here/captures/built-day-ahead-rollover-2026.expected" &&
+	grep -q "its RMC says 2007-04-18T09:00:00Z, before the era pivot 2026-06-04T12:00:00Z (the build date less 26 weeks), and no honest receiver reads earlier than that; labelled 2026-12-02T09:00:00Z, 1024 weeks (19.6 years) later" "$tmp/err"
+ok $? "rollover correction: how far it moved the time, and why"
+
+# --not-before is exact (the admin's word) and in replay replaces the
+# build date: a receiver at 2026-01-01, before the build less its slack,
+# is taken as it is after --not-before 2025-12-31 ...
+capture nb 0 1767225600 3
+run_built "$tmp/nb.log" "$tmp/nb.expected" --not-before 2025-12-31
+ok $? "--not-before replaces the build date in replay"
+
+# ... and a receiver before --not-before is moved 1024 weeks.
+"$built" --replay "$here/captures/built-hours-ahead-2026.log" \
+	--leapfile "$leap" --not-before 2026-12-04 >"$tmp/out" 2>"$tmp/err"
+head -n 1 "$tmp/out" | grep -qx "1000000000000 2415596437 2046-07-19T07:00:00Z 37"
+ok $? "--not-before is an exact floor"
+
+# --state.  A time is saved only after the labels have been consistent
+# for 15 minutes: a short replay writes nothing, and says why.
 run garmin-rollover-2021 "$here/captures/garmin-rollover-2021.expected" \
 	--not-before 2021-01-01 --state "$tmp/state" &&
-	grep -qx "last_good_tai 1635033639" "$tmp/state" &&
-	[ ! -e "$tmp/state.tmp" ]
-ok $? "--state written with the last-good time"
+	[ ! -e "$tmp/state" ] && [ ! -e "$tmp/state.tmp" ] &&
+	grep -q "state file $tmp/state not written: the labels were consistent for 5 s, a time is saved only after 900 s" "$tmp/err"
+ok $? "--state: a short replay saves nothing, and says why"
 
+# A saved time is a floor less 26 weeks: the 2021 state lifts the 2016
+# capture's dates by 1024 weeks.
+printf 'gpsphcd-state 1\nlast_good_tai 1635033639\nlast_good_utc 2021-10-24T00:00:02Z\n' \
+	>"$tmp/state"
 "$gpsphcd" --replay "$here/captures/ublox-leap-2016.log" --leapfile "$leap" \
 	--not-before 2016-01-01 --state "$tmp/state" >"$tmp/out" 2>"$tmp/err"
 head -n 1 "$tmp/out" | grep -qx "5000000000000 2102544033 2036-08-16T23:59:56Z 37"
 ok $? "--state raises the pivot above an old capture"
+
+# A state file carried between runs, by the gpsphcd built at
+# 2026-12-03T12:00:00Z.  Run 1, a day later: 15 minutes and 5 s of an
+# honest receiver, each edge labelled with its own time; the last label
+# is saved, atomically.
+day1=$((built_at + 86400))
+capture day1 0 $day1 905
+rm -f "$tmp/state"
+run_built "$tmp/day1.log" "$tmp/day1.expected" --state "$tmp/state" &&
+	grep -qx "last_good_tai $((day1 + 904 + 37))" "$tmp/state" &&
+	grep -qx "last_good_utc 2026-12-04T12:15:04Z" "$tmp/state" &&
+	[ ! -e "$tmp/state.tmp" ]
+ok $? "state carried, run 1: an honest receiver as itself for 15 min, the last label saved"
+
+# Run 2, two days later, a receiver with the rollover bug: the saved time
+# less 26 weeks is the pivot, and the message says so.  A short run leaves
+# the file as it was.
+cp "$tmp/state" "$tmp/state.run1"
+capture later 1024 $((day1 + 2 * 86400)) 5
+run_built "$tmp/later.log" "$tmp/later.expected" --state "$tmp/state" &&
+	grep -q "before the era pivot 2026-06-05T12:15:04Z (the state file's last-good time less 26 weeks)" "$tmp/err" &&
+	cmp -s "$tmp/state" "$tmp/state.run1"
+ok $? "state carried, run 2: the saved time is the pivot, the file is kept"
+
+# Run 3: an honest receiver a day before the saved time (a saved time
+# ahead of the truth) is within the slack and labelled as itself.
+capture earlier 0 $((day1 - 86400)) 5
+run_built "$tmp/earlier.log" "$tmp/earlier.expected" --state "$tmp/state"
+ok $? "state carried, run 3: an honest receiver a day before the saved time is not moved"
+
+# A state file in which an older gpsphcd saved the 2046 warp (it labelled
+# the 07:00:04Z receiver 1024 weeks late): not believed, said with what to
+# do, the receiver labelled as itself, and the file rewritten once the
+# labels have been consistent for 15 minutes; the next run is quiet.
+printf 'gpsphcd-state 1\nlast_good_tai 2415596441\nlast_good_utc 2046-07-19T07:00:04Z\n' \
+	>"$tmp/state"
+run_built built-hours-ahead-2026 \
+	"$here/captures/built-hours-ahead-2026.expected" --state "$tmp/state" &&
+	grep -q "state file $tmp/state says the last good time was 2046-07-19T07:00:04Z, 19.6 years after the build date 2026-12-03T12:00:00Z: not believed" "$tmp/err" &&
+	grep -q "delete it now" "$tmp/err" &&
+	grep -q "pass --not-before YYYY-MM-DD" "$tmp/err" &&
+	grep -qx "last_good_tai 2415596441" "$tmp/state"
+ok $? "older gpsphcd's 2046 state: not believed, honest labels, a short run keeps the file"
+
+start=$((built_at - 5 * 3600))
+capture long 0 $start 905
+run_built "$tmp/long.log" "$tmp/long.expected" --state "$tmp/state" &&
+	grep -qx "last_good_tai $((start + 904 + 37))" "$tmp/state"
+ok $? "older gpsphcd's 2046 state: rewritten after 15 min of consistent labels"
+
+run_built built-hours-ahead-2026 \
+	"$here/captures/built-hours-ahead-2026.expected" --state "$tmp/state" &&
+	! grep -q "not believed" "$tmp/err"
+ok $? "older gpsphcd's 2046 state: the next run is quiet"
 
 # No --state in replay: no state is read (the default path is not used).
 run ublox-leap-2016 "$here/captures/ublox-leap-2016.expected" \
@@ -105,11 +224,32 @@ run ublox-leap-2016 "$here/captures/ublox-leap-2016.expected" \
 [ $? -eq 0 ] && grep -q "WARNING: .*hash mismatch" "$tmp/err"
 ok $? "leap-seconds.list with a bad hash: warning, built-in table, same labels"
 
-# Labels past the expiry of the leap data: one loud warning, labels go on.
+# The leap data is tzdata 2026f's list (expires 2027-06-28), as is the
+# built-in table: no expiry warning for today's labels, nor for 2024's.
 run gn-faults-2024 "$here/captures/gn-faults-2024.expected" \
 	--not-before 2024-01-01
 ! grep -q "expired" "$tmp/err"
 ok $? "no expiry warning while the data is current"
+
+run_built built-hours-ahead-2026 \
+	"$here/captures/built-hours-ahead-2026.expected" &&
+	! grep -q "expired" "$tmp/err"
+ok $? "no expiry warning on 2026-12-03 with tzdata 2026f's list"
+
+# An older list (its own fixture, tzdata 2025b, expired 2026-06-28) gives
+# way to the newer built-in table, and says so.
+run_built built-hours-ahead-2026 \
+	"$here/captures/built-hours-ahead-2026.expected" \
+	--leapfile "$here/data/leap-seconds-2025b.list" &&
+	grep -q "leap-seconds-2025b.list expires before the built-in table (2027-06-28T00:00:00Z): using the built-in table" "$tmp/err" &&
+	! grep -q "expired" "$tmp/err"
+ok $? "an expired leap-seconds.list gives way to the built-in table"
+
+# Labels past the expiry of the leap data: one loud warning, labels go on.
+run garmin-2038-rollover "$here/captures/garmin-2038-rollover.expected" \
+	--not-before 2038-11-01 --guard 3 &&
+	[ "$(grep -c "WARNING: leap-second data (leap-seconds.list) expired 2027-06-28T00:00:00Z and it is now 2038-11-20T23:59:39Z" "$tmp/err")" -eq 1 ]
+ok $? "labels past the expiry: one warning, labels go on"
 
 # Coarse mode: each switch is said once on stderr, with the reason.
 run coarse-pps-lost-2025 "$here/captures/coarse-pps-lost-2025.expected" \
