@@ -2132,10 +2132,14 @@ static int without_sys_time(struct nlt_sock *unused, uint32_t id, uint32_t seq)
 		fails |= 1;
 	if (!res.ext_msg[0])
 		fails |= 2;
-	/* CAP_NET_ADMIN is enough for dev-set... */
-	if (dev_set_u32(&s, id, GPSPHC_A_DEV_CONFIRM_N, 4, &res) || res.err)
+	/*
+	 * CAP_NET_ADMIN is not enough for any setting: confirm_n 1 would let
+	 * one wrong label move the clock...
+	 */
+	if (dev_set_u32(&s, id, GPSPHC_A_DEV_CONFIRM_N, 4, &res) ||
+	    res.err != EPERM || !res.ext_msg[0])
 		fails |= 4;
-	/* ...but not for the scale, which moves the clock by TAI - UTC. */
+	/* ...nor for the scale, which moves the clock by TAI - UTC. */
 	if (dev_set_u32(&s, id, GPSPHC_A_DEV_SCALE, GPSPHC_SCALE_UTC, &res) ||
 	    res.err != EPERM || !res.ext_msg[0])
 		fails |= 8;
@@ -2195,7 +2199,7 @@ TEST_F(tsnl, time_set_needs_cap_sys_time)
 	}
 	ASSERT_LT(0, gpsphc_attr_str(rx->id, "scale", buf, sizeof(buf)));
 	EXPECT_STREQ("tai", buf);
-	EXPECT_EQ(4, gpsphc_ll(rx->id, "confirm_n"));
+	EXPECT_EQ(3, gpsphc_ll(rx->id, "confirm_n"));
 	EXPECT_EQ(0, gpsphc_ll(rx->id, "statistics/labels"));
 	EXPECT_EQ(0, gpsphc_ll(rx->id, "statistics/steps"));
 }
