@@ -1835,11 +1835,13 @@ FIXTURE_TEARDOWN(tsnl)
 }
 
 /*
- * Manual pulses at least this far apart: the servo ignores an edge less
- * than half a second after the previous one (contact bounce), and rounds
- * 0.55 s to one second.
+ * Manual pulses a second apart, to within the write's latency: the servo
+ * counts an edge as a second only within 10 ms of where the second is due
+ * (statistics/pps_spurious counts the others). Sleep to 2 ms before, then
+ * spin, so that a late wake-up under TCG does not move the edge.
  */
-#define MANUAL_SPACING_NS	550000000LL
+#define MANUAL_SPACING_NS	1000000000LL
+#define MANUAL_SPIN_NS		2000000LL
 
 /* A manual pulse on port 2: the on-time edge's seq (the falling one is +1). */
 static uint32_t manual_pulse(struct __test_metadata *_metadata, struct ctx *c)
@@ -1848,10 +1850,13 @@ static uint32_t manual_pulse(struct __test_metadata *_metadata, struct ctx *c)
 	int idx;
 
 	if (rx->n) {
-		long long d = clock_ns(CLOCK_MONOTONIC_RAW) - rx->e[rx->n - 1].raw;
+		long long due = rx->e[rx->n - 1].raw + MANUAL_SPACING_NS;
+		long long d = due - clock_ns(CLOCK_MONOTONIC_RAW);
 
-		if (d < MANUAL_SPACING_NS)
-			usleep((MANUAL_SPACING_NS - d) / 1000);
+		if (d > MANUAL_SPIN_NS)
+			usleep((d - MANUAL_SPIN_NS) / 1000);
+		while (clock_ns(CLOCK_MONOTONIC_RAW) < due)
+			;
 	}
 	if (sim_set(rx->port, "dcd", "1"))
 		return 0;
