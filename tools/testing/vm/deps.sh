@@ -121,3 +121,16 @@ if [ ! -f "$SRCDIR/.extracted" ]; then
 		die "extracting the kselftest harness and checkpatch from $tarball failed"
 	touch "$SRCDIR/.extracted"
 fi
+
+# The kernel's YNL tools (ynl-gen-c, the cli.py client) and the netlink
+# specs with their genetlink*.yaml schemas, from linux-source-6.12.
+YNLDIR="$CACHE/linux-source-6.12"
+if [ ! -f "$YNLDIR/.extracted" ]; then
+	tarball=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n1)
+	[ -n "$tarball" ] || die "linux-source-6.12 tarball missing in /usr/src"
+	rm -rf "$YNLDIR"; mkdir -p "$YNLDIR"
+	tar -C "$YNLDIR" --strip-components=1 -xf "$tarball" --wildcards \
+		'*/tools/net/ynl' '*/Documentation/netlink' ||
+		die "extracting tools/net/ynl and Documentation/netlink from $tarball failed"
+	touch "$YNLDIR/.extracted"
+fi
