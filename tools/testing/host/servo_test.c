@@ -3,9 +3,10 @@
  * Host tests for the gpsphc clock servo (kmod/servo.c). Simulated edge
  * streams (edge_sim.c) feed it as the kernel would: the edge's raw time
  * and what the clock read then, a label from "userspace" 300 ms after
- * each edge, a tick 600 ms after each second; the test keeps its own model
- * of the kernel's clock and applies every step and rate the servo asks
- * for. The error checked is the clock at the true edge instant minus the
+ * each edge, a tick 600 ms after each second, and where a test asks,
+ * extra edges in between (a DCD storm, a receiver pulsing several times a
+ * second); the test keeps its own model of the kernel's clock and applies
+ * every step and rate the servo asks for. The error checked is the clock at the true edge instant minus the
  * TAI second it marks, which the servo never sees. Each bound says why.
  */
 #define _GNU_SOURCE
@@ -41,6 +42,11 @@ struct rig {
 	u64 extra_k[MAX_EXTRA];	/* edges captured extra_ns late */
 	u64 extra_ns;
 	unsigned int n_extra;
+	/* Extra PPS edges each second, at raw_true + x_first + i * x_step */
+	u64 x_first, x_step;
+	unsigned int x_n;	/* per second, 0: none */
+	unsigned int x_i;	/* this second's extras fed so far */
+	u64 x_fed, x_used;	/* extras fed; extras counted as seconds */
 };
 
 static void rig_init(struct rig *r, double ppb, double jitter)
@@ -67,7 +73,38 @@ static double rig_err(struct rig *r, u64 raw, u64 tai)
 	return (double)(phc_read(&r->phc, raw) - (s64)tai * NS);
 }
 
-/* One second: the edge (if present), its label, a tick */
+/* Extra edges from now on: @n a second, at raw_true + @first + i * @step */
+static void rig_extra_edges(struct rig *r, u64 first, u64 step,
+			    unsigned int n)
+{
+	r->x_first = first;
+	r->x_step = step;
+	r->x_n = n;
+}
+
+/* Feed this second's extra edges that come before @until */
+static void rig_extras(struct rig *r, u64 until)
+{
+	struct gpsphc_servo_out o;
+	u64 raw;
+
+	for (; r->x_i < r->x_n; r->x_i++) {
+		raw = r->e.raw_true + r->x_first + r->x_i * r->x_step;
+		if (raw >= until)
+			break;
+		gpsphc_servo_edge(&r->s, GPSPHC_SERVO_INPUT_PPS, raw,
+				  phc_read(&r->phc, raw), &o);
+		rig_apply(r, raw + EDGE_DELAY, &o);
+		r->x_fed++;
+		if (o.flags & GPSPHC_SERVO_OUT_USED)
+			r->x_used++;
+	}
+}
+
+/*
+ * One second: the edge (if present), its label, a tick, and the extra
+ * edges of the second in time order among them
+ */
 static void rig_second(struct rig *r)
 {
 	struct edge_sim_edge *e = &r->e;
@@ -80,6 +117,7 @@ static void rig_second(struct rig *r)
 			e->raw += r->extra_ns;
 	r->err = rig_err(r, e->raw_true, e->tai_sec);
 	r->lres = 0;
+	r->x_i = 0;
 	if (e->present) {
 		gpsphc_servo_edge(&r->s, GPSPHC_SERVO_INPUT_PPS, e->raw,
 				  phc_read(&r->phc, e->raw), &r->out);
@@ -87,6 +125,7 @@ static void rig_second(struct rig *r)
 		if (r->label) {
 			u64 now = e->raw + LABEL_DELAY;
 
+			rig_extras(r, now);
 			r->lres = gpsphc_servo_label(&r->s, e->raw,
 						     e->tai_sec + r->skew, now,
 						     phc_read(&r->phc, now),
@@ -94,8 +133,10 @@ static void rig_second(struct rig *r)
 			rig_apply(r, now, &r->lout);
 		}
 	}
+	rig_extras(r, e->raw_true + TICK_DELAY);
 	gpsphc_servo_tick(&r->s, e->raw_true + TICK_DELAY, &o);
 	rig_apply(r, e->raw_true + TICK_DELAY, &o);
+	rig_extras(r, ~0ULL);
 }
 
 static void rig_run(struct rig *r, unsigned int n)
@@ -798,6 +839,410 @@ TEST(extreme_inputs)
 			cfg.pps.ki = ~0U;
 			gpsphc_servo_configure(&s, &cfg);
 		}
+	}
+}
+
+/*
+ * A DCD storm while LOCKED (50 ppm, 1 us jitter): for 30 s an extra edge
+ * every 1 ms from 0.5 ms after each real edge to 11.55 ms before the
+ * next, 989 a second. Those up to 10.5 ms after an edge are within the
+ * phase window but under half a second after the counted edge; the rest
+ * are 11.5 ms or more from the clock's second, outside the window (10 ms
+ * plus 500 ppm of under a second, 10.5 ms). So every one is spurious:
+ * the spurious counter grows by exactly the extras fed, none is counted,
+ * every real edge is, with its own number and TAI second. Labels are off
+ * during the storm: the servo counts alone (a storm also pushes the real
+ * edge out of the 32-input history before a label 300 ms later could
+ * name it). The storm never moves the clock: it reads, at every true
+ * edge, exactly what it reads in a twin run without the storm, and that
+ * is within 5 us (5 sigma of the jitter, as in locks_at_50ppm); LOCKED
+ * throughout, no step, no outlier. Labels after it agree at once.
+ */
+TEST(dcd_storm_between_edges)
+{
+	const unsigned int per_sec = 989;
+	struct rig r, twin;
+	struct gpsphc_servo_counters c0;
+	int i;
+
+	rig_start(&r, 100);
+	rig_start(&twin, 100);
+	ASSERT_EQ(r.s.state, GPSPHC_SERVO_LOCKED);
+	c0 = r.s.counters;
+	r.label = false;
+	twin.label = false;
+	rig_extra_edges(&r, 500000, 1000000, per_sec);
+	for (i = 0; i < 30; i++) {
+		rig_second(&r);
+		rig_second(&twin);
+		ASSERT_TRUE(r.out.flags & GPSPHC_SERVO_OUT_USED);
+		EXPECT_EQ(r.out.edge_num, r.e.k);
+		EXPECT_EQ(r.out.tai_sec, r.e.tai_sec);
+		EXPECT_EQ(r.out.state, GPSPHC_SERVO_LOCKED);
+		EXPECT_FALSE(r.out.flags & (GPSPHC_SERVO_OUT_STEP |
+					    GPSPHC_SERVO_OUT_OUTLIER));
+		EXPECT_EQ(phc_read(&r.phc, r.e.raw_true),
+			  phc_read(&twin.phc, twin.e.raw_true));
+		EXPECT_EQ(r.phc.adj, twin.phc.adj);
+		EXPECT_LT(fabs(r.err), 5000.0);
+	}
+	EXPECT_EQ(r.x_fed, 30 * per_sec);
+	EXPECT_EQ(r.x_used, 0);
+	EXPECT_EQ(r.s.counters.spurious, c0.spurious + 30 * per_sec);
+	EXPECT_EQ(r.s.counters.edges, c0.edges + 30);
+	EXPECT_EQ(r.s.counters.missed, 0);
+	EXPECT_EQ(r.s.counters.steps, c0.steps);
+	EXPECT_EQ(r.s.counters.outliers, 0);
+	EXPECT_EQ(r.s.counters.relocks, 0);
+
+	r.x_n = 0;
+	r.label = true;
+	for (i = 0; i < 10; i++) {
+		rig_second(&r);
+		EXPECT_EQ(r.lres, GPSPHC_SERVO_LABEL_AGREE);
+		EXPECT_EQ(r.out.tai_sec, r.e.tai_sec);
+		EXPECT_EQ(r.out.state, GPSPHC_SERVO_LOCKED);
+		EXPECT_LT(fabs(r.err), 5000.0);
+	}
+	EXPECT_EQ(r.s.counters.steps, c0.steps);
+	EXPECT_EQ(r.s.counters.spurious, c0.spurious + 30 * per_sec);
+	EXPECT_EQ(r.s.counters.disagreements, 0);
+}
+
+/*
+ * A receiver set to @per_sec pulses a second, every edge labelled from
+ * the first: the pulses between the seconds (at true fractions of the
+ * second, 1/@per_sec apart) are all spurious, exactly 60 * (@per_sec - 1)
+ * in 60 s; every second's own edge is counted with its number and TAI
+ * second, every label agrees; one step, the first label's. LOCKED within
+ * 10 edges and then |error| < 5 us, as with one pulse a second
+ * (locks_at_50ppm: 5 sigma of the jitter).
+ */
+static void multi_pps(struct __test_metadata *_metadata, unsigned int per_sec)
+{
+	struct rig r;
+	u64 period;
+	int i, locked_at = -1;
+
+	rig_init(&r, 50000, 1000);
+	r.label = true;
+	/* the raw ns of one true second: 1e9 + 50 ppm */
+	period = NS + 50000;
+	rig_extra_edges(&r, period / per_sec, period / per_sec, per_sec - 1);
+	for (i = 0; i < 60; i++) {
+		rig_second(&r);
+		ASSERT_TRUE(r.out.flags & GPSPHC_SERVO_OUT_USED);
+		EXPECT_EQ(r.out.edge_num, r.e.k);
+		EXPECT_EQ(r.lres, i ? GPSPHC_SERVO_LABEL_AGREE :
+			  GPSPHC_SERVO_LABEL_SET);
+		if (i)
+			EXPECT_EQ(r.out.tai_sec, r.e.tai_sec);
+		if (locked_at < 0 && r.out.state == GPSPHC_SERVO_LOCKED)
+			locked_at = i;
+		if (i >= 20)
+			EXPECT_LT(fabs(r.err), 5000.0);
+	}
+	ASSERT_GE(locked_at, 0);
+	EXPECT_LE(locked_at, 10);
+	EXPECT_EQ(r.s.state, GPSPHC_SERVO_LOCKED);
+	EXPECT_EQ(r.x_fed, 60 * (per_sec - 1));
+	EXPECT_EQ(r.x_used, 0);
+	EXPECT_EQ(r.s.counters.spurious, 60 * (per_sec - 1));
+	EXPECT_EQ(r.s.counters.edges, 60);
+	EXPECT_EQ(r.s.counters.missed, 0);
+	EXPECT_EQ(r.s.counters.steps, 1);
+	EXPECT_EQ(r.s.counters.disagreements, 0);
+}
+
+TEST(two_pulses_a_second)
+{
+	multi_pps(_metadata, 2);
+}
+
+TEST(ten_pulses_a_second)
+{
+	multi_pps(_metadata, 10);
+}
+
+/*
+ * The first edge ever is a glitch, @before ns ahead of the real pulses
+ * (a second apart from then on); every real edge is labelled. The glitch
+ * is counted (number 0: nothing to judge it by). The real edges are off
+ * its phase, so spurious, their labels refused, until SV_REPHASE_EDGES
+ * (4) of them a second apart with no counted edge meanwhile: the 4th
+ * becomes the new phase. An edge under half a second after the glitch is
+ * not yet a second at all (the gap rule), so it does not start that run:
+ * at 0.3 s ahead the run is real edges 1..4, at 0.7 s edges 0..3. That
+ * edge is numbered by the time since the glitch (4.3 s or 3.7 s: 4, three
+ * seconds missed), takes the first label (the only step) and from then
+ * on every real edge counts with its TAI second: LOCKED within 10 edges
+ * of the label (as in locks_at_50ppm), never further than the phase
+ * window (10 ms) from a real edge, which would make it spurious, and
+ * within 5 us (5 sigma of the jitter) after 16 more.
+ */
+static void first_edge_glitch(struct __test_metadata *_metadata, u64 before,
+			      u64 first_k)
+{
+	struct gpsphc_servo_out o;
+	struct rig r;
+	u64 k;
+	int locked_at = -1;
+
+	rig_init(&r, 50000, 1000);
+	r.label = true;
+	gpsphc_servo_edge(&r.s, GPSPHC_SERVO_INPUT_PPS, RAW0 - before, 0, &o);
+	EXPECT_TRUE(o.flags & GPSPHC_SERVO_OUT_USED);
+	EXPECT_EQ(o.edge_num, 0);
+	EXPECT_FALSE(o.flags & (GPSPHC_SERVO_OUT_STEP | GPSPHC_SERVO_OUT_ADJ));
+	for (k = 0; k < first_k; k++) {
+		rig_second(&r);
+		EXPECT_FALSE(r.out.flags & GPSPHC_SERVO_OUT_USED);
+		EXPECT_EQ(r.lres, GPSPHC_SERVO_LABEL_UNCOUNTED);
+		EXPECT_EQ(r.s.counters.spurious, k + 1);
+		EXPECT_EQ(r.s.state, GPSPHC_SERVO_UNLOCKED);
+	}
+	rig_second(&r);
+	ASSERT_TRUE(r.out.flags & GPSPHC_SERVO_OUT_USED);
+	EXPECT_EQ(r.out.edge_num, 4);
+	EXPECT_EQ(r.lres, GPSPHC_SERVO_LABEL_SET);
+	EXPECT_EQ(r.s.counters.missed, 3);
+	EXPECT_EQ(r.s.counters.steps, 1);
+	for (k = first_k + 1; k < first_k + 50; k++) {
+		rig_second(&r);
+		ASSERT_TRUE(r.out.flags & GPSPHC_SERVO_OUT_USED);
+		EXPECT_EQ(r.out.edge_num, k + 4 - first_k);
+		EXPECT_EQ(r.out.tai_sec, r.e.tai_sec);
+		EXPECT_EQ(r.lres, GPSPHC_SERVO_LABEL_AGREE);
+		EXPECT_LT(fabs(r.err), 10e6);
+		if (locked_at < 0 && r.out.state == GPSPHC_SERVO_LOCKED)
+			locked_at = (int)(k - first_k);
+		if (k > first_k + 16)
+			EXPECT_LT(fabs(r.err), 5000.0);
+	}
+	ASSERT_GE(locked_at, 0);
+	EXPECT_LE(locked_at, 10);
+	EXPECT_EQ(r.s.state, GPSPHC_SERVO_LOCKED);
+	EXPECT_EQ(r.s.counters.spurious, first_k);
+	EXPECT_EQ(r.s.counters.steps, 1);
+	EXPECT_EQ(r.s.counters.disagreements, 0);
+}
+
+TEST(first_edge_glitch_0_3s_ahead)
+{
+	first_edge_glitch(_metadata, 300000000, 4);
+}
+
+TEST(first_edge_glitch_0_7s_ahead)
+{
+	first_edge_glitch(_metadata, 700000000, 3);
+}
+
+/* Label the last edge again, @ms ms later than the rig did */
+static int rig_relabel(struct rig *r, s64 skew, u64 ms)
+{
+	u64 now = r->e.raw + LABEL_DELAY + ms * 1000000;
+	int ret;
+
+	ret = gpsphc_servo_label(&r->s, r->e.raw, r->e.tai_sec + skew, now,
+				 phc_read(&r->phc, now), &r->lout);
+	rig_apply(r, now, &r->lout);
+	return ret;
+}
+
+/*
+ * Three identical wrong labels for one edge are one label: -1024 weeks
+ * (a week-number rollover) three times for edge E, then +1 s three times
+ * for E + 1 and for E + 2, each DISAGREE, counted, nothing moved (no
+ * step, tai_base as it was). The +1 s labels of E + 1 and E + 2 count
+ * once each, so one more for E + 3 confirms them (confirm_n 3): a step
+ * of exactly 1 s, and the count moved by one.
+ */
+TEST(label_repeats_count_once)
+{
+	const s64 rollover = -619315200;	/* 1024 weeks */
+	struct rig r;
+	u64 steps, base, disagreements;
+	int e, j;
+
+	rig_start(&r, 60);
+	steps = r.s.counters.steps;
+	base = r.s.tai_base;
+	disagreements = r.s.counters.disagreements;
+	r.label = false;
+	for (e = 0; e < 3; e++) {
+		rig_second(&r);
+		ASSERT_TRUE(r.out.flags & GPSPHC_SERVO_OUT_USED);
+		for (j = 0; j < 3; j++) {
+			EXPECT_EQ(rig_relabel(&r, e ? 1 : rollover, j),
+				  GPSPHC_SERVO_LABEL_DISAGREE);
+			EXPECT_TRUE(r.lout.flags & GPSPHC_SERVO_OUT_DISAGREE);
+			EXPECT_FALSE(r.lout.flags & GPSPHC_SERVO_OUT_STEP);
+			EXPECT_EQ(r.lout.edge_num, r.e.k);
+			EXPECT_EQ(r.s.counters.steps, steps);
+			EXPECT_EQ(r.s.tai_base, base);
+		}
+		EXPECT_LT(fabs(r.err), 5000.0);
+	}
+	EXPECT_EQ(r.s.counters.disagreements, disagreements + 9);
+	rig_second(&r);
+	EXPECT_EQ(rig_relabel(&r, 1, 0), GPSPHC_SERVO_LABEL_APPLIED);
+	EXPECT_TRUE(r.lout.flags & GPSPHC_SERVO_OUT_STEP);
+	EXPECT_EQ(r.lout.step_ns, NS);
+	EXPECT_EQ(r.s.counters.steps, steps + 1);
+	EXPECT_EQ(r.s.tai_base, base + 1);
+	EXPECT_EQ(r.s.counters.disagreements, disagreements + 10);
+	r.label = true;
+	r.skew = 1;
+	for (j = 0; j < 5; j++) {
+		rig_second(&r);
+		EXPECT_EQ(r.lres, GPSPHC_SERVO_LABEL_AGREE);
+		EXPECT_EQ(r.out.tai_sec, r.e.tai_sec + 1);
+		/* the clock reads the labels' second: 1 s ahead */
+		EXPECT_LT(fabs(r.err - NS), 5000.0);
+	}
+}
+
+/*
+ * Confirmation needs the same disagreement for confirm_n (3) distinct
+ * consecutive edges; the script gives, each second, the label (+1 s, or
+ * 0: agreeing), none, or no pulse at all, and what the label must return.
+ * Each script moves the count once, by exactly 1 s, on its last label.
+ */
+enum { LAB, NOLAB, DROP };
+
+struct label_step {
+	int what;
+	s64 skew;
+	int want;
+};
+
+static void label_script(struct __test_metadata *_metadata,
+			 const struct label_step *st, unsigned int n)
+{
+	struct rig r;
+	u64 steps, base, disagreements = 0;
+	unsigned int i;
+
+	rig_start(&r, 60);
+	steps = r.s.counters.steps;
+	base = r.s.tai_base;
+	for (i = 0; i < n; i++) {
+		r.label = st[i].what == LAB;
+		r.skew = st[i].skew;
+		if (st[i].what == DROP)
+			edge_sim_drop(&r.sim, r.sim.k, r.sim.k + 1);
+		rig_second(&r);
+		EXPECT_EQ(r.lres, st[i].want);
+		if (r.lres == GPSPHC_SERVO_LABEL_DISAGREE ||
+		    r.lres == GPSPHC_SERVO_LABEL_APPLIED)
+			disagreements++;
+		if (r.lres != GPSPHC_SERVO_LABEL_APPLIED) {
+			EXPECT_EQ(r.s.counters.steps, steps);
+			EXPECT_EQ(r.s.tai_base, base);
+		}
+		if (st[i].what != DROP)
+			EXPECT_EQ(r.out.edge_num, r.e.k);
+	}
+	EXPECT_EQ(r.lres, GPSPHC_SERVO_LABEL_APPLIED);
+	EXPECT_EQ(r.lout.step_ns, NS);
+	EXPECT_EQ(r.s.counters.steps, steps + 1);
+	EXPECT_EQ(r.s.tai_base, base + 1);
+	EXPECT_EQ(r.s.counters.disagreements, disagreements);
+	EXPECT_EQ(r.s.state, GPSPHC_SERVO_LOCKED);
+}
+
+#define D	GPSPHC_SERVO_LABEL_DISAGREE
+#define A	GPSPHC_SERVO_LABEL_APPLIED
+
+TEST(label_confirm_consecutive)
+{
+	static const struct label_step st[] = {
+		{ LAB, 1, D }, { LAB, 1, D }, { LAB, 1, A },
+	};
+
+	label_script(_metadata, st, 3);
+}
+
+/* An edge with no label in between: the confirmation starts again */
+TEST(label_confirm_restarts_after_unlabelled_edge)
+{
+	static const struct label_step st[] = {
+		{ LAB, 1, D }, { LAB, 1, D }, { NOLAB, 0, 0 },
+		{ LAB, 1, D }, { LAB, 1, D }, { LAB, 1, A },
+	};
+
+	label_script(_metadata, st, 6);
+}
+
+/* A missing pulse in between: the labelled edges are not consecutive */
+TEST(label_confirm_restarts_after_missed_pulse)
+{
+	static const struct label_step st[] = {
+		{ LAB, 1, D }, { LAB, 1, D }, { DROP, 0, 0 },
+		{ LAB, 1, D }, { LAB, 1, D }, { LAB, 1, A },
+	};
+
+	label_script(_metadata, st, 6);
+}
+
+/* An agreeing label in between clears the pending change */
+TEST(label_confirm_cleared_by_agreeing_label)
+{
+	static const struct label_step st[] = {
+		{ LAB, 1, D }, { LAB, 1, D },
+		{ LAB, 0, GPSPHC_SERVO_LABEL_AGREE },
+		{ LAB, 1, D }, { LAB, 1, D }, { LAB, 1, A },
+	};
+
+	label_script(_metadata, st, 6);
+}
+
+#undef D
+#undef A
+
+/*
+ * gpsphc_servo_confirm() itself, one label at a time: whether it
+ * confirms, and how many labels it then holds (the label's edge number
+ * is always the one it keeps).
+ */
+TEST(servo_confirm)
+{
+	static const struct {
+		bool same;
+		u64 num;
+		u32 need, n;
+		bool ret;
+	} st[] = {
+		/* need 3: a new change, a repeat, the next edge... */
+		{ false, 10, 3, 1, false }, { true, 10, 3, 1, false },
+		{ true, 11, 3, 2, false }, { true, 11, 3, 2, false },
+		{ true, 12, 3, 0, true },
+		/* cleared: the next label starts again, "same" or not */
+		{ true, 13, 3, 1, false }, { true, 14, 3, 2, false },
+		/* an edge skipped: start again from this one */
+		{ true, 16, 3, 1, false }, { true, 17, 3, 2, false },
+		/* an older edge: start again */
+		{ true, 15, 3, 1, false }, { true, 16, 3, 2, false },
+		/* another change for the next edge, then for the same edge */
+		{ false, 17, 3, 1, false }, { false, 17, 3, 1, false },
+		{ true, 18, 3, 2, false }, { true, 19, 3, 0, true },
+		/* need 1: every label confirms at once, a repeat too */
+		{ false, 5, 1, 0, true }, { true, 5, 1, 0, true },
+		/* need 2: a repeat is not the second */
+		{ false, 7, 2, 1, false }, { true, 7, 2, 1, false },
+		{ true, 7, 2, 1, false }, { true, 8, 2, 0, true },
+	};
+	struct gpsphc_servo_confirm c = { 0 };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(st) / sizeof(st[0]); i++) {
+		EXPECT_EQ(gpsphc_servo_confirm(&c, st[i].same, st[i].num,
+					       st[i].need), st[i].ret)
+			TH_LOG("label %u", i);
+		EXPECT_EQ(c.n, st[i].n)
+			TH_LOG("label %u", i);
+		EXPECT_EQ(c.num, st[i].num)
+			TH_LOG("label %u", i);
 	}
 }
 
