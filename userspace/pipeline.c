@@ -228,6 +228,19 @@ void pipeline_flush(struct pipeline *p)
 	drain(p, INT64_MAX, true);
 }
 
+void pipeline_resync(struct pipeline *p)
+{
+	/* Sentences waiting for their edge: it may be among the lost. */
+	p->nq = 0;
+	/*
+	 * A lost sentence with a good checksum may have come just before the
+	 * next one, so that one is not known to start a second (the kernel,
+	 * which saw them all, may say it does not); the one after it is.
+	 */
+	if (p->have_good)
+		p->last_good_ns = INT64_MAX;
+}
+
 static bool resolve(struct pipeline *p, int64_t t_ns, const char *s,
 		    size_t len, struct pp_pending *out)
 {

@@ -136,6 +136,11 @@ bool pipeline_starts_second(const struct pipeline *p, int64_t t_ns);
 void pipeline_flush(struct pipeline *p);
 /* Seconds the labels have been consistent so far (see PP_TRUST_S). */
 int64_t pipeline_run_secs(const struct pipeline *p);
+/*
+ * Events were lost (live mode: the netlink socket overflowed, or a
+ * sequence number jumped): forget what a lost event may have changed.
+ */
+void pipeline_resync(struct pipeline *p);
 
 /* The standard output line: "<edge ns> <PTP s> <UTC> <TAI-UTC>\n". */
 void pp_print_label(FILE *f, const struct pp_label *l);
