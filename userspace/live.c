@@ -7,6 +7,7 @@
  * generic netlink family.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -16,8 +17,12 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/netlink.h>
@@ -50,20 +55,55 @@ static void on_signal(int sig)
 #define LIVE_RING	GPSPHC_LABEL_HISTORY
 /* Save the last-good time every this many labels (about a minute). */
 #define LIVE_SAVE_EVERY	60
+/*
+ * The events socket's receive buffer. Each event takes over 4 KiB of
+ * it (the kernel allocates a page-sized message), so the default 208 KiB
+ * holds some 50 events; this holds some 500, most of a minute of a
+ * receiver's usual output. Past it events are lost and gpsphcd recovers.
+ */
+#define LIVE_RCVBUF	(1 << 20)
+/* Datagrams read in one go before the loop looks at the clock again. */
+#define LIVE_READ_MAX	64
+/* How often the tty and the device are checked while nothing happens. */
+#define LIVE_CHECK_NS	1000000000LL
+/* An episode of lost events ends after this long without a loss. */
+#define LIVE_LOSS_QUIET_NS	2000000000LL
+/* Holders of a tty named in a refusal. */
+#define LIVE_HOLDERS	3
 
 struct live_ring {
 	struct { uint64_t raw; uint32_t seq; } e[LIVE_RING];
 	unsigned int n;		/* total added; ring index n % LIVE_RING */
 };
 
+/*
+ * Events lost on the way from the kernel: the socket overflowed (ENOBUFS)
+ * or a sequence number jumped. An episode is said when it starts and when
+ * it ends, never once per lost event.
+ */
+struct live_loss {
+	bool have_pps_seq, have_sent_seq;
+	uint32_t pps_seq, sent_seq;	/* the last seen */
+	bool episode;			/* started, its end not said yet */
+	int64_t start_ns, last_ns;	/* CLOCK_MONOTONIC */
+	unsigned long overflows;	/* ENOBUFS, this episode */
+	unsigned long long edges, sentences;	/* by sequence numbers */
+};
+
 struct live {
 	const struct live_opts *o;
 	struct pipeline *p;
+	int fd;			/* the tty, held open and locked */
+	const char *tty_name;	/* e.g. "ttyS0" */
+	int64_t next_check;	/* CLOCK_MONOTONIC of the next live_check() */
+	struct live_loss loss;
 	struct nl_sock *sk;	/* events */
 	struct nl_sock *req;	/* requests: their answers never mix with events */
 	int family;
 	uint32_t dev_id;
 	uint32_t ptp_index;	/* N of /dev/ptpN */
+	uint32_t got_id, got_ptp;	/* the last dev-get reply */
+	bool got;
 	struct live_ring edges;		/* on-time PPS edges */
 	struct live_ring sentences;	/* sentences that start a second */
 	unsigned long labels_good;	/* taken by the kernel, or kept (hold) */
@@ -132,20 +172,116 @@ static speed_t live_speed(unsigned int baud)
 	return B0;
 }
 
-/* Raw mode, CLOCAL, speed, then the discipline. Returns the fd or -1. */
-static int live_attach(const struct live_opts *o)
+/*
+ * The processes other than this one that have the tty @rdev open, as
+ * "gpsphcd (pid 123), cat (pid 456)" (at most LIVE_HOLDERS), from
+ * /proc/<pid>/fd: another user's processes show only to root.
+ */
+static void live_holders(dev_t rdev, char *buf, size_t size)
+{
+	struct dirent *p, *f;
+	size_t len = 0;
+	int n = 0;
+	DIR *proc, *fds;
+
+	buf[0] = '\0';
+	proc = opendir("/proc");
+	if (!proc)
+		return;
+	while (n < LIVE_HOLDERS && (p = readdir(proc))) {
+		char path[64], comm[32] = "?", *end;
+		long pid = strtol(p->d_name, &end, 10);
+		struct stat st;
+		FILE *c;
+
+		if (*end || pid <= 0 || pid == getpid())
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/fd", pid);
+		fds = opendir(path);
+		if (!fds)
+			continue;
+		while ((f = readdir(fds)))
+			if (!fstatat(dirfd(fds), f->d_name, &st, 0) &&
+			    S_ISCHR(st.st_mode) && st.st_rdev == rdev)
+				break;
+		closedir(fds);
+		if (!f)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+		c = fopen(path, "r");
+		if (c) {
+			if (fgets(comm, sizeof(comm), c))
+				comm[strcspn(comm, "\n")] = '\0';
+			fclose(c);
+		}
+		len += (size_t)snprintf(buf + len, size - len, "%s%s (pid %ld)",
+					n++ ? ", " : "", comm, pid);
+		if (len >= size)
+			break;
+	}
+	closedir(proc);
+}
+
+/*
+ * Another process holds the tty: say which, and leave it alone. @what
+ * says how it holds it.
+ */
+static void live_refuse(const struct live_opts *o, dev_t rdev, const char *what,
+			const char *todo)
+{
+	char who[256];
+
+	live_holders(rdev, who, sizeof(who));
+	fprintf(stderr, "gpsphcd: %s %s, held open by %s: %s; %s is left as it is\n",
+		o->device, what, who[0] ? who : "a process not visible here (run as root to see which)",
+		todo, o->device);
+}
+
+/*
+ * Lock the tty (one gpsphcd per tty), check that nobody else has a
+ * discipline on it, then raw mode, CLOCAL, speed, and the discipline.
+ * Returns the fd, or -1 with *@status the exit status.
+ */
+static int live_attach(const struct live_opts *o, int *status)
 {
 	struct termios tio;
-	int fd, ld = o->ldisc;
+	struct stat st;
+	int fd, ld = o->ldisc, cur;
+	char what[96];
 
+	*status = 1;
 	fd = open(o->device, O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
 		fprintf(stderr, "gpsphcd: cannot open %s: %s\n", o->device, strerror(errno));
 		return -1;
 	}
-	if (tcgetattr(fd, &tio)) {
+	if (fstat(fd, &st) || tcgetattr(fd, &tio)) {
 		fprintf(stderr, "gpsphcd: %s is not a tty (%s): give the receiver's serial device\n",
 			o->device, strerror(errno));
+		goto fail;
+	}
+	/* Held for as long as this process runs: a second gpsphcd fails here. */
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		if (errno != EWOULDBLOCK) {
+			fprintf(stderr, "gpsphcd: cannot lock %s: %s\n", o->device,
+				strerror(errno));
+			goto fail;
+		}
+		*status = LIVE_EXIT_BUSY;
+		live_refuse(o, st.st_rdev, "is locked by another process",
+			    "only one gpsphcd may attach to a tty; stop that one first, or keep it (gpsphcd --status shows its device)");
+		goto fail;
+	}
+	/*
+	 * Any discipline but N_TTY belongs to a process that holds the tty
+	 * (ldattach, a gpsphcd that opened it through another device node).
+	 */
+	if (!ioctl(fd, TIOCGETD, &cur) && cur != N_TTY) {
+		*status = LIVE_EXIT_BUSY;
+		snprintf(what, sizeof(what), "already has line discipline %d%s attached",
+			 cur, cur == ld ? " (gpsphc)" : "");
+		live_refuse(o, st.st_rdev, what,
+			    "gpsphcd does not take a tty from another program; stop that one first");
 		goto fail;
 	}
 	cfmakeraw(&tio);
@@ -169,6 +305,7 @@ static int live_attach(const struct live_opts *o)
 			e == EINVAL ? " (is the gpsphc module loaded? try: modprobe gpsphc)" : "");
 		goto fail;
 	}
+	*status = 0;
 	return fd;
 fail:
 	close(fd);
@@ -225,9 +362,10 @@ static int live_dev_id_cb(struct nl_msg *msg, void *arg)
 	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, GPSPHC_A_DEV_MAX, NULL) ||
 	    !tb[GPSPHC_A_DEV_ID])
 		return NL_SKIP;
-	l->dev_id = nla_get_u32(tb[GPSPHC_A_DEV_ID]);
-	if (tb[GPSPHC_A_DEV_PTP_INDEX])
-		l->ptp_index = nla_get_u32(tb[GPSPHC_A_DEV_PTP_INDEX]);
+	l->got_id = nla_get_u32(tb[GPSPHC_A_DEV_ID]);
+	l->got_ptp = tb[GPSPHC_A_DEV_PTP_INDEX] ?
+		     nla_get_u32(tb[GPSPHC_A_DEV_PTP_INDEX]) : 0;
+	l->got = true;
 	return NL_OK;
 }
 
@@ -276,10 +414,28 @@ static struct nl_msg *live_msg(struct live *l, uint8_t cmd)
 	return msg;
 }
 
-static int live_setup_netlink(struct live *l, const char *tty_name)
+/*
+ * dev-get the device of the tty: 0 with l->got_id and l->got_ptp, or a
+ * negative error, printed unless it is the kernel's @quiet (as for
+ * live_request()).
+ */
+static int live_dev_get(struct live *l, int quiet)
+{
+	struct nl_msg *msg = live_msg(l, GPSPHC_CMD_DEV_GET);
+	int ret = -NLE_NOMEM;
+
+	l->got = false;
+	if (msg && !nla_put_string(msg, GPSPHC_A_DEV_TTY, l->tty_name))
+		ret = live_request(l, msg, "looking up the gpsphc device",
+				   live_dev_id_cb, quiet);
+	nlmsg_free(msg);
+	return ret ? ret : l->got ? 0 : -NLE_OBJ_NOTFOUND;
+}
+
+static int live_setup_netlink(struct live *l)
 {
 	struct nl_msg *msg;
-	int grp, one = 1, ret;
+	int grp, one = 1, ret, rcvbuf = LIVE_RCVBUF;
 
 	l->req = nl_socket_alloc();
 	l->sk = nl_socket_alloc();
@@ -288,6 +444,13 @@ static int live_setup_netlink(struct live *l, const char *tty_name)
 		return -1;
 	}
 	setsockopt(nl_socket_get_fd(l->req), SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	/* Past net.core.rmem_max with CAP_NET_ADMIN, else up to it. */
+	if (setsockopt(nl_socket_get_fd(l->sk), SOL_SOCKET, SO_RCVBUFFORCE,
+		       &rcvbuf, sizeof(rcvbuf)))
+		setsockopt(nl_socket_get_fd(l->sk), SOL_SOCKET, SO_RCVBUF,
+			   &rcvbuf, sizeof(rcvbuf));
+	/* Read until the socket is empty, then look at the clock. */
+	nl_socket_set_nonblocking(l->sk);
 	l->family = genl_ctrl_resolve(l->req, GPSPHC_GENL_NAME);
 	grp = genl_ctrl_resolve_grp(l->req, GPSPHC_GENL_NAME, GPSPHC_MCGRP_EVENTS);
 	if (l->family < 0 || grp < 0) {
@@ -296,13 +459,10 @@ static int live_setup_netlink(struct live *l, const char *tty_name)
 		return -1;
 	}
 
-	msg = live_msg(l, GPSPHC_CMD_DEV_GET);
-	if (!msg || nla_put_string(msg, GPSPHC_A_DEV_TTY, tty_name))
+	if (live_dev_get(l, 0))
 		return -1;
-	ret = live_request(l, msg, "looking up the gpsphc device", live_dev_id_cb, 0);
-	nlmsg_free(msg);
-	if (ret)
-		return -1;
+	l->dev_id = l->got_id;
+	l->ptp_index = l->got_ptp;
 
 	/* --edge and --servo in one dev-set: the kernel applies all or none. */
 	if (l->o->edge || l->o->servo != LIVE_SERVO_LEAVE) {
@@ -350,6 +510,79 @@ static bool live_ring_find(const struct live_ring *r, int64_t raw,
 	return false;
 }
 
+static int64_t live_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/*
+ * Events were lost: the socket overflowed (@overflow, how many is not
+ * known), or sequence numbers jumped over @edges edges or @sentences
+ * sentences. The labelling forgets what they may have changed, the device
+ * is checked at once, and the episode is said when it starts.
+ */
+static void live_lost(struct live *l, bool overflow, uint32_t edges,
+		      uint32_t sentences)
+{
+	struct live_loss *s = &l->loss;
+
+	s->overflows += overflow;
+	s->edges += edges;
+	s->sentences += sentences;
+	s->last_ns = live_now_ns();
+	pipeline_resync(l->p);
+	if (s->episode)
+		return;
+	s->episode = true;
+	s->start_ns = s->last_ns;
+	l->next_check = 0;
+	if (overflow)
+		fprintf(stderr, "gpsphcd: WARNING: %s: kernel events lost: gpsphcd fell behind and its netlink socket overflowed (ENOBUFS); labels that need them are skipped, labelling goes on with the next edge\n",
+			l->tty_name);
+	else
+		fprintf(stderr, "gpsphcd: WARNING: %s: kernel events lost: %" PRIu32 " %s missing from the sequence; labels that need them are skipped, labelling goes on with the next edge\n",
+			l->tty_name, edges ? edges : sentences,
+			edges ? "PPS edges" : "sentences");
+}
+
+/* The end of an episode of lost events, once none has come for a while. */
+static void live_loss_over(struct live *l, int64_t now)
+{
+	struct live_loss *s = &l->loss;
+
+	if (!s->episode || now - s->last_ns < LIVE_LOSS_QUIET_NS)
+		return;
+	fprintf(stderr, "gpsphcd: %s: events flow again after %.1f s of losses: %llu PPS edges and %llu sentences missing from the sequence, %lu socket overflows%s; if this recurs, see gpsphcd --status: many bad sentences mean a wrong --baud or a noisy line, many edges a noisy PPS wire\n",
+		l->tty_name, (s->last_ns - s->start_ns) / 1e9, s->edges,
+		s->sentences, s->overflows,
+		s->overflows ? " (each loses an unknown number of events)" : "");
+	*s = (struct live_loss){
+		.have_pps_seq = s->have_pps_seq, .pps_seq = s->pps_seq,
+		.have_sent_seq = s->have_sent_seq, .sent_seq = s->sent_seq,
+	};
+}
+
+/*
+ * The kernel numbers edges and sentences per device, +1 each: a jump
+ * means lost events (a full socket, or the kernel's own edge queue).
+ */
+static void live_seq(struct live *l, bool pps, uint32_t seq)
+{
+	struct live_loss *s = &l->loss;
+	bool *have = pps ? &s->have_pps_seq : &s->have_sent_seq;
+	uint32_t *last = pps ? &s->pps_seq : &s->sent_seq;
+	uint32_t gap = seq - *last - 1;
+
+	/* A step back (not expected) starts the count again. */
+	if (*have && gap && gap < UINT32_MAX / 2)
+		live_lost(l, false, pps ? gap : 0, pps ? 0 : gap);
+	*have = true;
+	*last = seq;
+}
+
 static void live_pps(struct live *l, struct nlattr *nest)
 {
 	struct nlattr *tb[GPSPHC_A_PPS_MAX + 1];
@@ -360,6 +593,7 @@ static void live_pps(struct live *l, struct nlattr *nest)
 	    !tb[GPSPHC_A_PPS_SEQ] || !tb[GPSPHC_A_PPS_RAW_NS] ||
 	    !tb[GPSPHC_A_PPS_REAL_NS] || !tb[GPSPHC_A_PPS_EDGE])
 		return;
+	live_seq(l, true, nla_get_u32(tb[GPSPHC_A_PPS_SEQ]));
 	raw = nla_get_u64(tb[GPSPHC_A_PPS_RAW_NS]);
 	real = nla_get_u64(tb[GPSPHC_A_PPS_REAL_NS]);
 	assert = tb[GPSPHC_A_PPS_ASSERT];
@@ -395,6 +629,7 @@ static void live_sentence(struct live *l, struct nlattr *nest)
 	    !tb[GPSPHC_A_SENT_REAL_NS] || !tb[GPSPHC_A_SENT_DATA] ||
 	    !tb[GPSPHC_A_SENT_CSUM])
 		return;
+	live_seq(l, false, nla_get_u32(tb[GPSPHC_A_SENT_SEQ]));
 	raw = nla_get_u64(tb[GPSPHC_A_SENT_RAW_NS]);
 	csum = nla_get_u32(tb[GPSPHC_A_SENT_CSUM]);
 	data = nla_data(tb[GPSPHC_A_SENT_DATA]);
@@ -530,24 +765,80 @@ static int live_no_seq_check(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
+/*
+ * Is the device still this process's? Another process may have replaced
+ * the discipline (TIOCSETD), or detached it and attached it again (a new
+ * device). Returns 0, or the exit status with the reason said.
+ */
+static int live_check(struct live *l)
+{
+	int ld, ret;
+
+	if (ioctl(l->fd, TIOCGETD, &ld)) {
+		fprintf(stderr, "gpsphcd: %s: cannot read its line discipline (%s): hung up? stopping\n",
+			l->o->device, strerror(errno));
+		return 1;
+	}
+	if (ld != l->o->ldisc) {
+		fprintf(stderr, "gpsphcd: the gpsphc line discipline on %s was replaced by another process (now discipline %d); exiting so that the service restarts it (find what sets it: %s)\n",
+			l->tty_name, ld, "fuser -v /dev/<tty>, an ldattach or a getty");
+		return LIVE_EXIT_LOST;
+	}
+	ret = live_dev_get(l, -ENODEV);
+	if (ret && l->ack_err == -ENODEV) {
+		fprintf(stderr, "gpsphcd: %s has the gpsphc line discipline but the kernel has no device for it: it was detached and attached again by another process; exiting so that the service restarts it\n",
+			l->tty_name);
+		return LIVE_EXIT_LOST;
+	}
+	/* Not an answer (printed): the next check tries again. */
+	if (ret)
+		return 0;
+	if (l->got_id != l->dev_id) {
+		fprintf(stderr, "gpsphcd: %s is now gpsphc%" PRIu32 ", not gpsphc%" PRIu32 ": another process detached the discipline and attached it again; exiting so that the service restarts it\n",
+			l->tty_name, l->got_id, l->dev_id);
+		return LIVE_EXIT_LOST;
+	}
+	return 0;
+}
+
+/*
+ * Read what the events socket holds, LIVE_READ_MAX datagrams at most. An
+ * overflow (ENOBUFS, which libnl calls NLE_NOMEM) shows as POLLERR, with
+ * or without POLLIN, and reading is what clears it.
+ */
+static void live_read_events(struct live *l, struct nl_cb *cb)
+{
+	int i, err;
+
+	for (i = 0; i < LIVE_READ_MAX; i++) {
+		err = nl_recvmsgs(l->sk, cb);
+		if (err == -NLE_AGAIN)
+			return;
+		if (err == -NLE_NOMEM)
+			live_lost(l, true, 0, 0);
+		else if (err < 0 && err != -NLE_INTR)
+			fprintf(stderr, "gpsphcd: reading events: %s\n", nl_geterror(err));
+	}
+}
+
 int live_run(const struct live_opts *o, struct pipeline *p)
 {
 	struct live l = { .o = o, .p = p };
 	struct sigaction sa = { .sa_handler = on_signal };
-	const char *tty_name;
 	char path[PATH_MAX];
 	struct nl_cb *cb = NULL;
-	int fd, ret = 1, ld = N_TTY;
+	int ret = 1, ld = N_TTY;
 
 	if (!realpath(o->device, path)) {
 		fprintf(stderr, "gpsphcd: %s: %s\n", o->device, strerror(errno));
 		return 1;
 	}
-	tty_name = strrchr(path, '/') + 1;
-	fd = live_attach(o);
-	if (fd < 0)
-		return 1;
-	if (live_setup_netlink(&l, tty_name))
+	l.tty_name = strrchr(path, '/') + 1;
+	l.fd = live_attach(o, &ret);
+	if (l.fd < 0)
+		return ret;
+	ret = 1;
+	if (live_setup_netlink(&l))
 		goto out_detach;
 	cb = nl_cb_alloc(NL_CB_DEFAULT);
 	if (!cb)
@@ -561,7 +852,7 @@ int live_run(const struct live_opts *o, struct pipeline *p)
 	{
 		pthread_t keeper;
 
-		if (pthread_create(&keeper, NULL, live_dcd_keeper, (void *)(intptr_t)fd) ||
+		if (pthread_create(&keeper, NULL, live_dcd_keeper, (void *)(intptr_t)l.fd) ||
 		    pthread_detach(keeper))
 			fprintf(stderr, "gpsphcd: cannot start the DCD interrupt keeper: PPS may be missed on 8250 UARTs\n");
 	}
@@ -570,13 +861,25 @@ int live_run(const struct live_opts *o, struct pipeline *p)
 		fprintf(stderr, "gpsphcd: the kernel servo is off (--servo off): labels are printed, not sent; steer /dev/ptp%" PRIu32 " with ts2phc or ptp4l\n",
 			l.ptp_index);
 
+	l.next_check = live_now_ns() + LIVE_CHECK_NS;
 	while (!live_stop) {
 		struct pollfd pfd[2] = {
 			{ .fd = nl_socket_get_fd(l.sk), .events = POLLIN },
-			{ .fd = fd, .events = 0 },	/* POLLHUP: unplugged */
+			{ .fd = l.fd, .events = 0 },	/* POLLHUP: unplugged */
 		};
+		int64_t now = live_now_ns();
 
-		if (poll(pfd, 2, -1) < 0) {
+		/* Checked by the clock: a flood of events must not delay it. */
+		if (now >= l.next_check) {
+			ret = live_check(&l);
+			if (ret == LIVE_EXIT_LOST)
+				goto out_lost;
+			if (ret)
+				goto out_detach;
+			live_loss_over(&l, now);
+			l.next_check = now + LIVE_CHECK_NS;
+		}
+		if (poll(pfd, 2, (int)((l.next_check - now) / 1000000) + 1) < 0) {
 			if (errno == EINTR)
 				continue;
 			fprintf(stderr, "gpsphcd: poll: %s\n", strerror(errno));
@@ -586,19 +889,19 @@ int live_run(const struct live_opts *o, struct pipeline *p)
 			fprintf(stderr, "gpsphcd: %s hung up (unplugged?): stopping\n", o->device);
 			goto out_detach;
 		}
-		if (pfd[0].revents & POLLIN) {
-			int err = nl_recvmsgs(l.sk, cb);
-
-			/* A full socket buffer loses events, not the stream. */
-			if (err < 0 && err != -NLE_NOMEM && err != -NLE_INTR)
-				fprintf(stderr, "gpsphcd: reading events: %s\n", nl_geterror(err));
-		}
+		if (pfd[0].revents & (POLLIN | POLLERR))
+			live_read_events(&l, cb);
 	}
 	ret = 0;
 	live_save_state(&l);
 out_detach:
-	ioctl(fd, TIOCSETD, &ld);
-	close(fd);
+	ioctl(l.fd, TIOCSETD, &ld);
+	goto out_close;
+out_lost:
+	/* The discipline is another process's now: left as it is. */
+	live_save_state(&l);
+out_close:
+	close(l.fd);
 	if (cb)
 		nl_cb_put(cb);
 	nl_socket_free(l.sk);

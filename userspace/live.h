@@ -37,7 +37,14 @@ bool live_parse_edge(const char *s, unsigned int *edge);
 /* Parse "on"/"off" into enum live_servo; false otherwise. */
 bool live_parse_servo(const char *s, int *servo);
 
-/* Run until SIGINT/SIGTERM or hangup; 0 on a clean stop, 1 on error. */
+/* live_run()'s exit statuses besides 0 and 1 (gpsphcd(8), EXIT STATUS). */
+#define LIVE_EXIT_LOST	3	/* another process replaced the discipline */
+#define LIVE_EXIT_BUSY	4	/* another process holds the tty: untouched */
+
+/*
+ * Run until SIGINT/SIGTERM, hangup, or the device is lost: 0 on a clean
+ * stop, 1 on error, or LIVE_EXIT_*.
+ */
 int live_run(const struct live_opts *o, struct pipeline *p);
 
 #endif /* GPSPHCD_LIVE_H */
