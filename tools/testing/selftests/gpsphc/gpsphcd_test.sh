@@ -32,22 +32,6 @@ trap cleanup EXIT
 
 tap_n=0
 fails=0
-# check NAME CONDITION...: one TAP line.
-# gpsphc_dev: the sysfs directory of the port's gpsphc device, or nothing.
-gpsphc_dev() {
-	grep -l "^ttyGPSSIM$port\$" /sys/class/gpsphc/*/tty 2>/dev/null | xargs -r dirname
-}
-
-check() {
-	name=$1; shift
-	tap_n=$((tap_n + 1))
-	if "$@"; then
-		echo "ok $tap_n $name"
-	else
-		echo "not ok $tap_n $name"
-		fails=$((fails + 1))
-	fi
-}
 
 echo "TAP version 13"
 echo "1..20"

@@ -5,7 +5,8 @@
 # Source it, set SIM_CTL to a port's debugfs directory, start the pulse
 # generator, then run `receiver SECONDS`: after each rising edge it sends
 # the RMC sentence for the current UTC second 150 ms later, as a receiver
-# does after its pulse.
+# does after its pulse. Also the TAP line and device lookup of the shell
+# tests (at the end).
 
 # nmea BODY: print $BODY*hh with its checksum (busybox awk has xor()).
 nmea() {
@@ -73,4 +74,23 @@ coarse_receiver() {
 		printf '%s\n' "$burst" >"$SIM_CTL/rx"
 	done
 	exec 9<&-
+}
+
+# check NAME COMMAND...: one TAP line, "ok" if COMMAND succeeds. The test
+# sets tap_n=0 and fails=0 first.
+check() {
+	name=$1; shift
+	tap_n=$((tap_n + 1))
+	if "$@"; then
+		echo "ok $tap_n $name"
+	else
+		echo "not ok $tap_n $name"
+		fails=$((fails + 1))
+	fi
+}
+
+# gpsphc_dev: the sysfs directory of the gpsphc device on ttyGPSSIM$port,
+# or nothing.
+gpsphc_dev() {
+	grep -l "^ttyGPSSIM$port\$" /sys/class/gpsphc/*/tty 2>/dev/null | xargs -r dirname
 }
