@@ -98,6 +98,15 @@ static s64 sv_div64_s64(s64 a, s64 b)
 #define SV_PHASE_WINDOW_NS	10000000U
 /* Off-phase edges a second apart, in a row, that move the phase there */
 #define SV_REPHASE_EDGES	4
+/*
+ * A spurious edge within this many windows of a second means edges
+ * compete for it; counted edges then keep the count but do not steer the
+ * clock for this long (two seconds: one clean second ends it).
+ */
+#define SV_STORM_WINDOWS	3
+#define SV_STORM_HOLD_NS	2000000000ULL
+/* Spurious edges remembered, to refuse their labels as such */
+#define SV_SPURIOUS_KEEP	GPSPHC_SERVO_SPURIOUS_KEEP
 /* History pairs for the frequency estimate must span at most these. */
 #define SV_EST_MAX_NUM		65536U
 #define SV_EST_MAX_RAW		140737488355328ULL	/* 2^47 */
@@ -730,19 +739,22 @@ static void sv_loop(struct gpsphc_servo *s,
 }
 
 /*
- * How far @rec is from where a second is due, ns: against the clock once
- * labelled (it holds the phase and the rate the loop learnt), else against
- * the last counted input and the rate estimate. @dtrue: true ns since the
- * last counted input.
+ * How far an edge is from where a second is due, ns: against the clock
+ * once labelled (it holds the phase and the rate the loop learnt), else
+ * against the last counted input and the rate estimate. @dtrue: true ns
+ * since the last counted input.
  */
 static u64 sv_phase_error(const struct gpsphc_servo *s, s64 phc_ns, u64 dtrue)
 {
 	u32 rem;
 
-	if (s->labelled && s->state != GPSPHC_SERVO_UNLOCKED)
-		sv_div_u64_rem((u64)phc_ns, SV_NSEC, &rem);
-	else
+	if (s->labelled && s->state != GPSPHC_SERVO_UNLOCKED) {
+		sv_div_u64_rem(sv_mag(phc_ns), SV_NSEC, &rem);
+		if (phc_ns < 0 && rem)
+			rem = SV_NSEC - rem;
+	} else {
 		sv_div_u64_rem(dtrue, SV_NSEC, &rem);
+	}
 	return rem > SV_HALF_SEC ? SV_NSEC - rem : rem;
 }
 
@@ -767,17 +779,61 @@ static bool sv_rephase(struct gpsphc_servo *s, u64 raw, u64 window)
 	       sv_since(raw, s->last_raw) > SV_NSEC + SV_HALF_SEC;
 }
 
+/*
+ * Number a PPS edge. False if it is no new second (spurious); an edge
+ * near a second that is not counted means several edges compete for it:
+ * a storm, during which the counted edges keep the count but do not steer
+ * the clock (see @storm_until).
+ */
+static bool sv_count_pps(struct gpsphc_servo *s,
+			 struct gpsphc_servo_edge_rec *rec, s64 phc_ns)
+{
+	u64 dtrue, n, window, err;
+	u32 rem;
+
+	dtrue = sv_raw_to_true(sv_since(rec->raw, s->last_raw), s->freq);
+	n = sv_div_u64_rem(sv_min_u64(dtrue, ~0ULL - SV_HALF_SEC) +
+			   SV_HALF_SEC, SV_NSEC, &rem);
+	/* The rate may be off by max_ppb since the last counted edge. */
+	window = SV_PHASE_WINDOW_NS +
+		 sv_div_u64_rem(sv_min_u64(dtrue, SV_OFF_LIMIT) / 1000 *
+				s->cfg.max_ppb, 1000000, &rem);
+	/* A loop at its rate limit is behind by its offset, knowingly. */
+	if (sv_mag(s->freq) >= (u64)sv_max_adj(s))
+		window += sv_mag(sv_clamp(s->offset_ns, SV_HALF_SEC));
+	err = n ? sv_phase_error(s, phc_ns, dtrue) : dtrue;
+	if (rec->raw > s->last_raw && n && err <= window) {
+		s->off_phase_run = 0;
+		s->counters.missed += n - 1;
+		rec->num = s->last_num + n;
+		return true;
+	}
+	if (err <= SV_STORM_WINDOWS * window)
+		s->storm_until = rec->raw + SV_STORM_HOLD_NS;
+	if (!sv_rephase(s, rec->raw, SV_PHASE_WINDOW_NS))
+		return false;
+	/* The new phase: what came before it says nothing about the rate. */
+	s->hist_len = 0;
+	s->off_phase_run = 0;
+	s->counters.missed += n - 1;
+	rec->num = s->last_num + n;
+	return true;
+}
+
 /* Number a counted input; false if it is no new second */
 static bool sv_count(struct gpsphc_servo *s, struct gpsphc_servo_edge_rec *rec,
 		     s64 phc_ns, bool switched)
 {
-	u64 dtrue, n, window;
+	u64 dtrue, n;
 	u32 rem;
 
 	if (!s->have_edge) {
 		rec->num = 0;
 		return true;
 	}
+	/* Sentence starts are picked by their gap, and come ms late anyway. */
+	if (!rec->coarse && !switched)
+		return sv_count_pps(s, rec, phc_ns);
 	dtrue = sv_raw_to_true(sv_since(rec->raw, s->last_raw), s->freq);
 	n = sv_div_u64_rem(sv_min_u64(dtrue, ~0ULL - SV_HALF_SEC) +
 			   SV_HALF_SEC, SV_NSEC, &rem);
@@ -788,20 +844,6 @@ static bool sv_count(struct gpsphc_servo *s, struct gpsphc_servo_edge_rec *rec,
 			return true;
 		}
 		return false;
-	}
-	/* Sentence starts are picked by their gap, and come ms late anyway. */
-	if (!rec->coarse && !switched) {
-		/* The rate may be off by max_ppb since the last counted edge. */
-		window = SV_PHASE_WINDOW_NS +
-			 sv_div_u64_rem(sv_min_u64(dtrue, SV_OFF_LIMIT) / 1000 *
-					s->cfg.max_ppb, 1000000, &rem);
-		/* A loop at its rate limit is behind by its offset, knowingly. */
-		if (sv_mag(s->freq) >= (u64)sv_max_adj(s))
-			window += sv_mag(sv_clamp(s->offset_ns, SV_HALF_SEC));
-		if (sv_phase_error(s, phc_ns, dtrue) > window &&
-		    !sv_rephase(s, rec->raw, SV_PHASE_WINDOW_NS))
-			return false;
-		s->off_phase_run = 0;
 	}
 	s->counters.missed += n - 1;
 	rec->num = s->last_num + n;
@@ -842,11 +884,16 @@ void gpsphc_servo_edge(struct gpsphc_servo *s, enum gpsphc_servo_input kind,
 	}
 
 	rec.counted = sv_count(s, &rec, phc_ns, switched && s->have_edge);
-	sv_hist_push(s, &rec);
+	/*
+	 * Only seconds go into the history: a storm must not flush it. The
+	 * last few spurious edges are kept to say why a label is refused.
+	 */
 	if (!rec.counted) {
-		s->counters.spurious++;
+		s->spurious_raw[s->counters.spurious++ % SV_SPURIOUS_KEEP] =
+			rec.key;
 		goto out;
 	}
+	sv_hist_push(s, &rec);
 	gap = s->have_edge ? sv_since(rec.raw, s->last_raw) : 0;
 	s->have_edge = true;
 	s->last_raw = rec.raw;
@@ -858,10 +905,13 @@ void gpsphc_servo_edge(struct gpsphc_servo *s, enum gpsphc_servo_input kind,
 		goto out;
 
 	tai = s->tai_base + rec.num;
-	off = sv_sat_sub(phc_ns, sv_tai_ns(tai));
-	s->offset_ns = sv_clamp(off, SV_REPORT_LIMIT);
 	out->tai_sec = tai;
 	out->flags |= GPSPHC_SERVO_OUT_LABELLED;
+	/* Edges compete for the second: keep the count, not the phase. */
+	if (!rec.coarse && rec.raw < s->storm_until)
+		goto out;
+	off = sv_sat_sub(phc_ns, sv_tai_ns(tai));
+	s->offset_ns = sv_clamp(off, SV_REPORT_LIMIT);
 
 	if (s->state != GPSPHC_SERVO_HOLDOVER &&
 	    gap > s->cfg.holdover_timeout_ns)
@@ -959,6 +1009,11 @@ int gpsphc_servo_label(struct gpsphc_servo *s, u64 edge_raw_ns, u64 tai_sec,
 		}
 	}
 	if (!rec) {
+		for (i = 0; i < SV_SPURIOUS_KEEP; i++)
+			if (s->spurious_raw[i] == edge_raw_ns && edge_raw_ns) {
+				ret = GPSPHC_SERVO_LABEL_UNCOUNTED;
+				goto refuse;
+			}
 		if (!s->hist_len ||
 		    edge_raw_ns > sv_hist_at(s, s->hist_len - 1)->key)
 			ret = GPSPHC_SERVO_LABEL_FUTURE;

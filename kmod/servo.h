@@ -63,6 +63,8 @@
 
 /* Edges kept for labels and the frequency estimate; a power of two. */
 #define GPSPHC_SERVO_HISTORY		32
+/* Spurious PPS edges remembered, to refuse their labels as such */
+#define GPSPHC_SERVO_SPURIOUS_KEEP	8
 /* Offsets the RMS is taken over; a power of two. */
 #define GPSPHC_SERVO_RMS_EDGES		64
 /* Consecutive offsets within lock_ns that make LOCKING become LOCKED. */
@@ -328,6 +330,10 @@ struct gpsphc_servo_confirm {
  * @pending: how far the labels for @pending_d are confirmed.
  * @off_phase_raw: raw time of the last PPS edge off the predicted phase.
  * @off_phase_run: such edges in a row, each a second after the one before.
+ * @spurious_raw: raw times of the last spurious PPS edges, a ring indexed
+ *	by counters.spurious.
+ * @storm_until: raw time until which counted PPS edges do not steer the
+ *	clock: a spurious edge came close to a second (edges compete).
  * @hist: the last inputs, oldest first from @hist_head.
  * @hist_head: index of the oldest entry of @hist.
  * @hist_len: entries in @hist.
@@ -368,6 +374,8 @@ struct gpsphc_servo {
 	struct gpsphc_servo_confirm pending;
 	u64 off_phase_raw;
 	u32 off_phase_run;
+	u64 spurious_raw[GPSPHC_SERVO_SPURIOUS_KEEP];
+	u64 storm_until;
 	struct gpsphc_servo_edge_rec hist[GPSPHC_SERVO_HISTORY];
 	u32 hist_head;
 	u32 hist_len;
