@@ -74,15 +74,19 @@ static void gpsphc_glue_ring_add(struct gpsphc_label_ring *ring, u32 seq,
 void gpsphc_servo_glue_edge(struct gpsphc_dev *gdev, u64 raw, u32 seq)
 {
 	struct gpsphc_servo_out out;
+	bool counted = true;
 	unsigned long flags;
 
 	spin_lock_irqsave(&gdev->phc_lock, flags);
-	gpsphc_glue_ring_add(&gdev->edge_ring, seq, raw);
 	if (!gdev->servo_off) {
 		gpsphc_servo_edge(&gdev->servo, GPSPHC_SERVO_INPUT_PPS, raw,
 				  gpsphc_phc_tai_locked(gdev, raw), &out);
 		gpsphc_glue_apply_locked(gdev, raw, &out);
+		counted = out.flags & GPSPHC_SERVO_OUT_USED;
 	}
+	/* Labels name seconds: a storm of spurious edges must not flush them. */
+	if (counted)
+		gpsphc_glue_ring_add(&gdev->edge_ring, seq, raw);
 	gpsphc_phc_leap_done_locked(gdev, gpsphc_phc_tai_locked(gdev, raw));
 	gpsphc_phc_extts_locked(gdev, raw);
 	spin_unlock_irqrestore(&gdev->phc_lock, flags);
@@ -266,7 +270,7 @@ static int gpsphc_glue_find_input_locked(struct gpsphc_dev *gdev,
 			return -ENOENT;
 		default:
 			NL_SET_ERR_MSG(extack,
-				       "not an on-time edge: label the edges the events mark as assert");
+				       "not an edge the servo counted as a second: label on-time (assert) edges, not spurious ones (statistics/pps_spurious)");
 			return -EINVAL;
 		}
 	}
