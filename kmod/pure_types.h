@@ -4,8 +4,11 @@
  * build both into the kernel module and into host tests and fuzzers, so
  * they include this header instead of <linux/types.h>.
  *
- * In the kernel it gives the kernel's own u8..s64, bool, size_t and NULL;
- * on the host the same names from the C11 standard headers.
+ * In the kernel it gives the kernel's own u8..s64, bool, size_t and NULL,
+ * and the arithmetic helpers the pure files use (math64.h, minmax.h,
+ * math.h, overflow.h); on the host the same names, from the C11 standard
+ * headers and small definitions here that behave like the kernel's for
+ * the values the pure files pass them.
  */
 #ifndef _GPSPHC_PURE_TYPES_H
 #define _GPSPHC_PURE_TYPES_H
@@ -13,13 +16,20 @@
 #ifdef __KERNEL__
 
 #include <linux/types.h>
+#include <linux/limits.h>
 #include <linux/stddef.h>
+#include <linux/math.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/overflow.h>
+#include <linux/sort.h>
 
 #else /* !__KERNEL__ */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 typedef uint8_t u8;
 typedef uint16_t u16;
@@ -29,6 +39,84 @@ typedef int8_t s8;
 typedef int16_t s16;
 typedef int32_t s32;
 typedef int64_t s64;
+
+#define U32_MAX		((u32)~0U)
+#define U64_MAX		((u64)~0ULL)
+#define S64_MAX		((s64)(U64_MAX >> 1))
+#define S64_MIN		(-S64_MAX - 1)
+
+#define min(a, b)	({ __typeof__(a) _a = (a); __typeof__(b) _b = (b); \
+			   _a < _b ? _a : _b; })
+#define max(a, b)	({ __typeof__(a) _a = (a); __typeof__(b) _b = (b); \
+			   _a > _b ? _a : _b; })
+#define min_t(t, a, b)	({ t _a = (a), _b = (b); _a < _b ? _a : _b; })
+#define max_t(t, a, b)	({ t _a = (a), _b = (b); _a > _b ? _a : _b; })
+#define clamp(v, lo, hi)	min(max(v, lo), hi)
+#define clamp_t(t, v, lo, hi)	({ t _v = (v), _lo = (lo), _hi = (hi); \
+				   _v < _lo ? _lo : _v > _hi ? _hi : _v; })
+#undef abs	/* stdlib.h's int abs(int): the kernel's takes any type */
+#define abs(x)		({ __typeof__(x) _x = (x); _x < 0 ? -_x : _x; })
+#define check_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
+#define check_sub_overflow(a, b, d)	__builtin_sub_overflow(a, b, d)
+#define check_mul_overflow(a, b, d)	__builtin_mul_overflow(a, b, d)
+
+/* lib/sort.c's sort(), without its swap function */
+#define sort(base, num, size, cmp, swap)	qsort(base, num, size, cmp)
+
+static inline u64 div_u64_rem(u64 dividend, u32 divisor, u32 *remainder)
+{
+	*remainder = (u32)(dividend % divisor);
+	return dividend / divisor;
+}
+
+static inline u64 div_u64(u64 dividend, u32 divisor)
+{
+	return dividend / divisor;
+}
+
+static inline s64 div_s64(s64 dividend, s32 divisor)
+{
+	return dividend / divisor;
+}
+
+static inline u64 div64_u64(u64 dividend, u64 divisor)
+{
+	return dividend / divisor;
+}
+
+static inline s64 div64_s64(s64 dividend, s64 divisor)
+{
+	return dividend / divisor;
+}
+
+static inline u64 mul_u64_u64_shr(u64 a, u64 b, unsigned int shift)
+{
+	return (u64)(((__uint128_t)a * b) >> shift);
+}
+
+static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 c)
+{
+	return (u64)((__uint128_t)a * b / c);
+}
+
+/* The floor of the square root, as lib/math/int_sqrt.c */
+static inline u32 int_sqrt64(u64 x)
+{
+	u64 r = 0, bit = 1ULL << 62;
+
+	while (bit > x)
+		bit >>= 2;
+	while (bit) {
+		if (x >= r + bit) {
+			x -= r + bit;
+			r = (r >> 1) + bit;
+		} else {
+			r >>= 1;
+		}
+		bit >>= 2;
+	}
+	return (u32)r;
+}
 
 #endif /* __KERNEL__ */
 

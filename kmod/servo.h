@@ -2,9 +2,11 @@
 /*
  * gpsphc clock servo: decides how the PTP clock follows the PPS edges.
  *
- * Pure C with no kernel calls, no floating point, no allocation: the same
- * file builds into the gpsphc line discipline and into the host tests and
- * the benchmark (tools/testing/host/). It does no locking: the caller
+ * Pure C with no floating point and no allocation, using only the
+ * kernel's arithmetic helpers (pure_types.h gives the host the same): the
+ * same files (servo*.c, split by concern: see servo_internal.h) build into
+ * the gpsphc line discipline and into the host tests and the benchmark
+ * (tools/testing/host/). It does no locking: the caller
  * embeds a struct gpsphc_servo per device and serialises every call on it,
  * and every read of its fields, under one lock (the DCD interrupt path
  * calls gpsphc_servo_edge(), so a spinlock with interrupts off).
@@ -216,11 +218,11 @@ struct gpsphc_servo_counters {
  *	input, counting missed ones), with %GPSPHC_SERVO_OUT_USED.
  * @holdover_ns: raw ns since the last counted input, while in HOLDOVER;
  *	else 0.
- * @counters: a copy of the servo's counters after the call.
  *
- * Every call fills @state, @offset_ns, @rms_ns and @counters, so the last
- * output of any call is a status; @holdover_ns comes from
- * gpsphc_servo_tick() only.
+ * Every call fills @state, @offset_ns and @rms_ns, so the last output of
+ * any call is a status; @holdover_ns comes from gpsphc_servo_tick() only.
+ * The counters are not copied here (this runs with interrupts off on
+ * every edge): read &gpsphc_servo.counters under the caller's lock.
  */
 struct gpsphc_servo_out {
 	u32 flags;
@@ -232,7 +234,6 @@ struct gpsphc_servo_out {
 	u64 tai_sec;
 	u64 edge_num;
 	u64 holdover_ns;
-	struct gpsphc_servo_counters counters;
 };
 
 /**

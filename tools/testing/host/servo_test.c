@@ -563,7 +563,7 @@ TEST(spurious_edge)
 			  phc_read(&r.phc, r.e.raw + 300000000), &o);
 	EXPECT_FALSE(o.flags & (GPSPHC_SERVO_OUT_USED | GPSPHC_SERVO_OUT_ADJ |
 				GPSPHC_SERVO_OUT_STEP));
-	EXPECT_EQ(o.counters.spurious, 1);
+	EXPECT_EQ(r.s.counters.spurious, 1);
 	EXPECT_EQ(gpsphc_servo_label(&r.s, r.e.raw + 300000000, r.e.tai_sec,
 				     r.e.raw + 400000000, 0, &o),
 		  GPSPHC_SERVO_LABEL_UNCOUNTED);

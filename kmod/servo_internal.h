@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * gpsphc servo, internal: what the servo's files share. The servo is
+ * split by concern:
+ *
+ * - servo.c: settings, the entry points (an input, a tick, a reset) and
+ *   what every call returns;
+ * - servo_count.c: counting seconds: which inputs start one, their edge
+ *   numbers, the history of counted inputs;
+ * - servo_label.c: labels, and the confirmation a change of the count
+ *   needs;
+ * - servo_est.c: the robust estimate of the pulses' rate and phase from
+ *   the history;
+ * - servo_loop.c: the loop that steers the clock, and holdover.
+ *
+ * Nothing here is for the servo's users: they include servo.h.
+ */
+#ifndef _GPSPHC_SERVO_INTERNAL_H
+#define _GPSPHC_SERVO_INTERNAL_H
+
+#include "servo.h"
+
+#define SV_NSEC			1000000000U
+#define SV_HALF_SEC		500000000U
+/* Offsets in the loop, and most ns settings */
+#define SV_OFF_LIMIT		1099511627776LL		/* 2^40 */
+/* Largest TAI second: its ns, plus up to a second, fit in s64. */
+#define SV_TAI_SEC_MAX		9223372035ULL
+/* Spurious edges remembered, to refuse their labels as such */
+#define SV_SPURIOUS_KEEP	GPSPHC_SERVO_SPURIOUS_KEEP
+/* Inputs in the history estimate that make it better than the loop's */
+#define SV_EST_GOOD		16
+/* ...and the gear the loop then starts in; one slower from a full history */
+#define SV_EST_GOOD_GEAR	2U
+#define SV_EST_FULL_GEAR	3U
+
+/* |@v| as u64: abs() of S64_MIN overflows. */
+static inline u64 sv_mag(s64 v)
+{
+	return v < 0 ? 0 - (u64)v : (u64)v;
+}
+
+static inline s64 sv_clamp(s64 v, s64 limit)
+{
+	return clamp(v, -limit, limit);
+}
+
+static inline s64 sv_sat_add(s64 a, s64 b)
+{
+	s64 sum;
+
+	if (check_add_overflow(a, b, &sum))
+		return b > 0 ? S64_MAX : S64_MIN;
+	return sum;
+}
+
+static inline s64 sv_sat_sub(s64 a, s64 b)
+{
+	s64 diff;
+
+	if (check_sub_overflow(a, b, &diff))
+		return b < 0 ? S64_MAX : S64_MIN;
+	return diff;
+}
+
+/* @a - @b, or 0 if @b is later */
+static inline u64 sv_since(u64 a, u64 b)
+{
+	return a > b ? a - b : 0;
+}
+
+static inline s64 sv_tai_ns(u64 tai_sec)
+{
+	if (tai_sec > SV_TAI_SEC_MAX)
+		return S64_MAX;
+	return (s64)tai_sec * SV_NSEC;
+}
+
+static inline const struct gpsphc_servo_input_cfg *
+sv_icfg(const struct gpsphc_servo *s)
+{
+	return s->coarse ? &s->cfg.coarse : &s->cfg.pps;
+}
+
+static inline s64 sv_max_adj(const struct gpsphc_servo *s)
+{
+	return (s64)s->cfg.max_ppb * GPSPHC_SERVO_ADJ_PER_PPB;
+}
+
+/* servo.c */
+void gpsphc_sv_out_begin(const struct gpsphc_servo *s,
+			 struct gpsphc_servo_out *out);
+void gpsphc_sv_out_end(const struct gpsphc_servo *s,
+		       struct gpsphc_servo_out *out);
+void gpsphc_sv_set_adj(struct gpsphc_servo *s, s64 adj,
+		       struct gpsphc_servo_out *out);
+
+/* servo_count.c */
+u64 gpsphc_sv_raw_to_true(u64 d, s64 adj);
+void gpsphc_sv_hist_push(struct gpsphc_servo *s,
+			 const struct gpsphc_servo_edge_rec *rec);
+struct gpsphc_servo_edge_rec *gpsphc_sv_hist_at(struct gpsphc_servo *s, u32 k);
+bool gpsphc_sv_count(struct gpsphc_servo *s, struct gpsphc_servo_edge_rec *rec,
+		     s64 phc_ns, bool switched);
+
+/* servo_est.c */
+u32 gpsphc_sv_estimate(struct gpsphc_servo *s,
+		       const struct gpsphc_servo_edge_rec *at,
+		       s64 *freq, u64 *raw_at);
+
+/* servo_loop.c */
+void gpsphc_sv_rms_clear(struct gpsphc_servo *s);
+void gpsphc_sv_step(struct gpsphc_servo *s, s64 delta,
+		    struct gpsphc_servo_out *out);
+void gpsphc_sv_relock(struct gpsphc_servo *s, u32 gear);
+void gpsphc_sv_enter_holdover(struct gpsphc_servo *s,
+			      struct gpsphc_servo_out *out);
+void gpsphc_sv_loop(struct gpsphc_servo *s,
+		    const struct gpsphc_servo_edge_rec *rec, s64 off,
+		    struct gpsphc_servo_out *out);
+
+#endif /* _GPSPHC_SERVO_INTERNAL_H */

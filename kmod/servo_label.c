@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpsphc servo: labels. The first ties the count to TAI and sets the
+ * clock; later ones confirm the count, and a disagreement moves it only
+ * when the labels of confirm_n distinct consecutive edges propose it.
+ * See servo.h.
+ */
+
+#include "servo_internal.h"
+
+/* First label: tie the count to TAI, set the clock and the rate */
+static void sv_first_label(struct gpsphc_servo *s,
+			   const struct gpsphc_servo_edge_rec *rec,
+			   u64 tai_sec, u64 now_raw_ns, s64 now_phc_ns,
+			   struct gpsphc_servo_out *out)
+{
+	u64 raw_at = rec->raw, elapsed;
+	s64 truth, freq;
+	u32 used;
+
+	used = gpsphc_sv_estimate(s, rec, &freq, &raw_at);
+	if (used)
+		s->freq = freq;
+	s->est_n = used;
+	elapsed = gpsphc_sv_raw_to_true(sv_since(now_raw_ns, raw_at), s->freq);
+	truth = sv_sat_add(sv_tai_ns(tai_sec),
+			   (s64)min_t(u64, elapsed, SV_OFF_LIMIT));
+	s->tai_base = tai_sec - rec->num;
+	s->labelled = true;
+	s->pending.n = 0;
+	gpsphc_sv_step(s, sv_sat_sub(truth, now_phc_ns), out);
+	gpsphc_sv_set_adj(s, s->freq, out);
+	/* A long history gives a good start: skip the fastest gears. */
+	gpsphc_sv_relock(s, used >= GPSPHC_SERVO_HISTORY ? SV_EST_FULL_GEAR :
+		  used >= SV_EST_GOOD ? SV_EST_GOOD_GEAR : 0);
+}
+
+bool gpsphc_servo_confirm(struct gpsphc_servo_confirm *c, bool same, u64 num,
+			  u32 need)
+{
+	if (c->n && same && num == c->num)
+		return false;
+	if (c->n && same && num == c->num + 1)
+		c->n++;
+	else
+		c->n = 1;
+	c->num = num;
+	if (c->n < need)
+		return false;
+	c->n = 0;
+	return true;
+}
+
+int gpsphc_servo_label(struct gpsphc_servo *s, u64 edge_raw_ns, u64 tai_sec,
+		       u64 now_raw_ns, s64 now_phc_ns,
+		       struct gpsphc_servo_out *out)
+{
+	struct gpsphc_servo_edge_rec *rec = NULL;
+	int ret;
+	u32 i;
+	s64 d;
+
+	gpsphc_sv_out_begin(s, out);
+	for (i = 0; i < s->hist_len; i++) {
+		if (gpsphc_sv_hist_at(s, i)->key == edge_raw_ns) {
+			rec = gpsphc_sv_hist_at(s, i);
+			break;
+		}
+	}
+	if (!rec) {
+		for (i = 0; i < SV_SPURIOUS_KEEP; i++)
+			if (s->spurious_raw[i] == edge_raw_ns && edge_raw_ns) {
+				ret = GPSPHC_SERVO_LABEL_UNCOUNTED;
+				goto refuse;
+			}
+		if (!s->hist_len ||
+		    edge_raw_ns > gpsphc_sv_hist_at(s, s->hist_len - 1)->key)
+			ret = GPSPHC_SERVO_LABEL_FUTURE;
+		else
+			ret = GPSPHC_SERVO_LABEL_UNKNOWN;
+		goto refuse;
+	}
+	if (edge_raw_ns > now_raw_ns) {
+		ret = GPSPHC_SERVO_LABEL_FUTURE;
+		goto refuse;
+	}
+	if (!rec->counted) {
+		ret = GPSPHC_SERVO_LABEL_UNCOUNTED;
+		goto refuse;
+	}
+	if (tai_sec < rec->num || tai_sec > SV_TAI_SEC_MAX ||
+	    tai_sec - rec->num > SV_TAI_SEC_MAX - s->last_num) {
+		ret = GPSPHC_SERVO_LABEL_RANGE;
+		goto refuse;
+	}
+
+	s->counters.labels++;
+	out->edge_num = rec->num;
+	if (!s->labelled) {
+		sv_first_label(s, rec, tai_sec, now_raw_ns, now_phc_ns, out);
+		ret = GPSPHC_SERVO_LABEL_SET;
+		goto out;
+	}
+	d = (s64)tai_sec - (s64)(s->tai_base + rec->num);
+	if (!d) {
+		s->pending.n = 0;
+		ret = GPSPHC_SERVO_LABEL_AGREE;
+		goto out;
+	}
+	s->counters.disagreements++;
+	out->flags |= GPSPHC_SERVO_OUT_DISAGREE;
+	if (!gpsphc_servo_confirm(&s->pending, s->pending.n && s->pending_d == d,
+				  rec->num, s->cfg.confirm_n)) {
+		s->pending_d = d;
+		ret = GPSPHC_SERVO_LABEL_DISAGREE;
+		goto out;
+	}
+	/* Confirmed: whole seconds only, the loop's lock is unaffected. */
+	s->tai_base = tai_sec - rec->num;
+	out->step_ns = d * (s64)SV_NSEC;
+	out->flags |= GPSPHC_SERVO_OUT_STEP;
+	s->counters.steps++;
+	ret = GPSPHC_SERVO_LABEL_APPLIED;
+	goto out;
+
+refuse:
+	s->counters.labels_refused++;
+out:
+	gpsphc_sv_out_end(s, out);
+	return ret;
+}
