@@ -134,3 +134,9 @@ if [ ! -f "$YNLDIR/.extracted" ]; then
 		die "extracting tools/net/ynl and Documentation/netlink from $tarball failed"
 	touch "$YNLDIR/.extracted"
 fi
+
+# Last, the debug test kernel (KASAN, lockdep, kmemleak, UBSAN): built once
+# from linux-source-6.12, then only named again in kernels.mk, which the
+# daily refresh above rewrites. GPSPHC_DEBUG_KERNEL=0 skips it.
+[ "${GPSPHC_DEBUG_KERNEL:-1}" = 0 ] || sh "$(dirname "$0")/debug_kernel.sh" ||
+	die "the debug test kernel did not build (tools/testing/vm/debug_kernel.sh)"
