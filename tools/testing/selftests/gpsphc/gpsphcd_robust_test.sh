@@ -3,7 +3,8 @@
 #
 # gpsphcd when things go wrong (issue 14), in the style of
 # selftests/ptp/phc.sh. gpsphcd labels a fake UART's pulses and RMC; then
-#  - 10 s of sentences with a bad checksum overflow its netlink socket:
+#  - 10 s of sentences with a bad checksum, gpsphcd stopped for 3 s of
+#    them so that its netlink socket overflows whatever the guest's speed:
 #    it says it lost events, resynchronises and labels again, without
 #    spinning, and the servo is locked again;
 #  - a DCD storm (the pulse generator off) loses edges: the same;
@@ -29,13 +30,18 @@ RESUME_LABELS=5
 RESUME_S=30
 # The flood of bad sentences (the issue's: about a million events in 10 s).
 FLOOD_S=10
+# gpsphcd stopped (SIGSTOP) this long in the middle of it: it falls behind.
+STALL_S=3
+# The most the kernel may take to frame what the flood left in the flip buffers.
+BACKLOG_S=60
 STORM_S=3
 # gpsphcd must notice a replaced discipline within this (it checks each second).
 REPLACED_S=5
 
 work=$(mktemp -d)
 cleanup() {
-	for p in ${sim:-} ${hold:-} ${daemon:-}; do
+	[ -n "${daemon:-}" ] && kill -CONT "$daemon" 2>/dev/null
+	for p in ${sim:-} ${flood:-} ${hold:-} ${daemon:-}; do
 		kill "$p" 2>/dev/null && wait "$p"
 	done
 	echo 0 >"$SIM_CTL/pulse_enable"
@@ -109,9 +115,23 @@ check "labelling_and_locked_before_the_floods" servo_locked
 # 1. Bad sentences, as fast as the guest writes them.
 said=$(loss_said)
 bad=$(cat "$dev/statistics/csum_bad")
-n=$("$dir/sim_flood" $port sentences $FLOOD_S)
+"$dir/sim_flood" $port sentences $FLOOD_S >"$work/flood.n" &
+flood=$!
+sleep 2
+kill -STOP "$daemon"
+sleep $STALL_S
+kill -CONT "$daemon"
+wait "$flood"
+flood=
+n=$(cat "$work/flood.n")
 echo "# flood: $n bad sentences written in $FLOOD_S s, the kernel framed $(($(cat "$dev/statistics/csum_bad") - bad))"
-check "sentence_flood_loss_said" test "$(loss_said)" -gt "$said"
+# What the flip buffers still hold (up to 1 MiB) is framed after it: on
+# 6.1 under TCG at some 1500 sentences a second.
+framed_all() { [ $(($(cat "$dev/statistics/csum_bad") - bad)) -ge "$n" ]; }
+until_s $BACKLOG_S framed_all
+echo "# the kernel framed $(($(cat "$dev/statistics/csum_bad") - bad)) in all"
+loss_said_more() { [ "$(loss_said)" -gt "$said" ]; }
+check "sentence_flood_loss_said" until_s 5 loss_said_more
 check "sentence_flood_labelling_resumes" labelling_resumes
 c0=$(cpu_ticks $daemon)
 sleep 3
@@ -127,7 +147,7 @@ edges=$(cat "$dev/statistics/pps_edges")
 n=$("$dir/sim_flood" $port dcd $STORM_S)
 echo "# DCD storm: $n edges in $STORM_S s, the kernel saw $(($(cat "$dev/statistics/pps_edges") - edges)), dropped $(cat "$dev/statistics/events_dropped") from its queue"
 start_receiver
-check "dcd_storm_loss_said" until_s 5 test "$(loss_said)" -gt "$said"
+check "dcd_storm_loss_said" until_s 5 loss_said_more
 check "dcd_storm_labelling_resumes" labelling_resumes
 grep 'events' "$work/err" | head -n 8 | sed 's/^/# /'
 
