@@ -218,3 +218,4 @@ module_exit(gpsphc_exit);
 MODULE_ALIAS_LDISC(N_DEVELOPMENT);
 MODULE_DESCRIPTION("GNSS receiver on a tty as a PTP hardware clock");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(GPSPHC_VERSION);

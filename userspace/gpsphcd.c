@@ -24,6 +24,9 @@
 #ifndef GPSPHC_BUILD_DATE
 #error "the Makefile passes -DGPSPHC_BUILD_DATE=<unix seconds>"
 #endif
+#ifndef GPSPHC_VERSION
+#error "the Makefile passes -DGPSPHC_VERSION=\"<dkms.conf's PACKAGE_VERSION>\""
+#endif
 
 #define DEFAULT_LEAPFILE	"/usr/share/zoneinfo/leap-seconds.list"
 #define DEFAULT_STATE		"/var/lib/gpsphc/state"	/* live mode */
@@ -63,6 +66,7 @@ static void usage(FILE *f)
 		"  --offset MS              receiver's sentence delay after its edge (default 0)\n"
 		"  --window MS              association window (default %lld)\n"
 		"  --margin MS              refused band around 500 ms (default %lld)\n"
+		"  --version                print gpsphcd's version\n"
 		"see gpsphcd(8)\n",
 		GUARD_DEF_N, ASSOC_DEF_WINDOW_NS / 1000000,
 		ASSOC_DEF_MARGIN_NS / 1000000);
@@ -116,6 +120,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "status", no_argument, NULL, O_STATUS },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
 	struct gp_err e;
@@ -194,6 +199,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'h':
 			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("gpsphcd %s\n", GPSPHC_VERSION);
 			exit(0);
 		default:
 			usage(stderr);
