@@ -6,6 +6,7 @@
 #   make KVER=6.1.0-NN-amd64  build against an installed Debian kernel's headers
 #   make install, uninstall   gpsphc.ko, depmod, and gpsphcd with its files
 #                             (DESTDIR=, PREFIX=/usr; KVER= or KDIR= as above)
+#   make deb                  Debian packages gpsphc-dkms and gpsphcd
 #   make deps                 install the Debian packages build and tests need
 #   make demo                 the main job on a simulated receiver, in a VM
 #   make check                every test: host tests, then both kernels in VMs
@@ -53,6 +54,9 @@ uninstall:
 	else rm -f $(MODDIR)/modules.*; fi
 	$(MAKE) -C userspace uninstall PREFIX=$(PREFIX) DESTDIR=$(abspath $(DESTDIR))
 
+deb:
+	@sh tools/packaging/mkdeb.sh
+
 deps:
 	@sh tools/testing/vm/deps.sh
 
@@ -73,6 +77,6 @@ sparse: deps
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true
-	rm -rf tools/testing/vm/build
+	rm -rf tools/testing/vm/build tools/packaging/build
 
-.PHONY: all module install uninstall deps check demo bench checkpatch sparse clean
+.PHONY: all module install uninstall deb deps check demo bench checkpatch sparse clean
