@@ -43,6 +43,7 @@ start=$(date +%s)
 for dir in userspace tools/testing/host; do
 	[ -f "$TOP/$dir/Makefile" ] && step "host:$dir" make -s -C "$TOP/$dir" check
 done
+step host:packaging sh "$TOP/tools/testing/packaging/test_packaging.sh"
 step lint sh "$TOP/tools/testing/vm/lint.sh" all
 
 # One guest at a time: a guest is one single-threaded TCG process, and a

@@ -1,0 +1,274 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# test_packaging.sh: gpsphc as an administrator installs it, checked
+# without installing anything on this machine. TAP on stdout.
+#
+#  - a source tree without .git (tools/packaging/export.sh) builds
+#    gpsphc.ko; make install and make uninstall in a DESTDIR of their own
+#    and over a kernel's module tree: the files, depmod, modprobe's view,
+#    and nothing left behind;
+#  - make deb: gpsphc-dkms (all) and gpsphcd (this machine's arch),
+#    without a lintian error;
+#  - one version string, dkms.conf's, in gpsphcd --version, modinfo and
+#    both packages;
+#  - DKMS with Debian's 6.1 and 6.12 kernels: dkms add/build/install
+#    against both kernels' headers; then the packages, installed where
+#    only the first kernel has its headers, and the module built for the
+#    second by the kernel's own hook once its headers come after gpsphc.
+#
+# The DKMS part runs in a chroot of this machine's own root under a tmpfs
+# overlay that only a private mount namespace sees: /lib/modules, /boot,
+# /usr/src and dpkg's database outside it never change, and no kernel
+# package is installed. A kernel is "installed" as its image package
+# leaves it (/lib/modules/KVER with its build link, /boot/config-KVER);
+# "installing its headers" links the headers 'make deps' unpacked into
+# the cache where linux-headers-KVER puts them, then runs what that
+# package's postinst runs: run-parts /etc/kernel/header_postinst.d.
+# Needs root and 'make deps'. GPSPHC_VERBOSE=1 shows every command's output.
+set -u
+start=$(date +%s)
+
+TOP=$(cd "$(dirname "$0")/../../.." && pwd)
+CACHE=${GPSPHC_CACHE:-/var/cache/gpsphc}
+PATH=/usr/sbin:/usr/bin:/sbin:/bin
+export PATH
+
+n=0
+failed=0
+# result ok|fail DESC
+result() {
+	n=$((n + 1))
+	if [ "$1" = ok ]; then echo "ok $n $2"; else echo "not ok $n $2"; failed=1; fi
+}
+# check DESC CMD...: one test; what CMD printed shows when it fails.
+check() {
+	desc=$1; shift
+	if out=$("$@" 2>&1); then
+		result ok "$desc"
+		[ -z "${GPSPHC_VERBOSE:-}" ] || printf '%s\n' "$out" | sed 's/^/# /'
+	else
+		result fail "$desc"
+		printf '%s\n' "$out" | tail -n 30 | sed 's/^/# /'
+	fi
+}
+# same DESC WANT GOT
+same() {
+	if [ "$2" = "$3" ]; then result ok "$1"; else
+		result fail "$1"; echo "# want: $2"; echo "# got:  $3"; fi
+}
+skip_all() { echo "ok 1 packaging # SKIP $*"; exit 0; }
+
+[ "$(id -u)" -eq 0 ] || skip_all "needs root (mount namespace, chroot, dpkg)"
+for c in dkms dpkg-buildpackage dh_dkms lintian unshare nsenter depmod modinfo; do
+	command -v $c >/dev/null || skip_all "$c missing: run 'make deps'"
+done
+KA=$(sed -n 's/^KVER_61 := //p' "$CACHE/kernels.mk" 2>/dev/null)
+KB=$(sed -n 's/^KVER_612 := //p' "$CACHE/kernels.mk" 2>/dev/null)
+[ -n "$KA" ] && [ -n "$KB" ] || skip_all "no kernels in $CACHE/kernels.mk: run 'make deps'"
+V=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$TOP/dkms.conf")
+ARCH=$(dpkg --print-architecture)
+
+T=$(mktemp -d /tmp/gpsphc-packaging.XXXXXX)
+holder=
+cleanup() {
+	# The overlay and its mounts die with the namespace's last process.
+	[ -z "$holder" ] || { kill "$holder"; wait "$holder"; } 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+# --- the source tree, as a tarball holds it -----------------------------
+PRISTINE=$T/share/gpsphc-$V	# for dkms add; SRC is built in
+SRC=$T/src
+sh "$TOP/tools/packaging/export.sh" "$PRISTINE"
+cp -a "$PRISTINE" "$SRC"
+check "gpsphc.ko builds for $KA from a source tree without .git" \
+	make -s -j2 -C "$SRC" KVER="$KA"
+same "modinfo -F version gpsphc.ko is dkms.conf's PACKAGE_VERSION" \
+	"$V" "$(modinfo -F version "$SRC/gpsphc.ko" 2>&1)"
+
+# --- make install / make uninstall --------------------------------------
+# What make install should put in a DESTDIR, besides depmod's index.
+{
+	echo "/lib/modules/$KA/updates/gpsphc.ko"
+	echo /usr/sbin/gpsphcd
+	echo /usr/share/man/man8/gpsphcd.8
+	for f in "$SRC"/userspace/systemd/*.service "$SRC"/userspace/systemd/*.socket \
+		 "$SRC"/userspace/systemd/*.timer "$SRC"/userspace/systemd/*.path \
+		 "$SRC"/userspace/systemd/*.target; do
+		[ -f "$f" ] && echo "/usr/lib/systemd/system/${f##*/}"
+	done
+	for f in "$SRC"/userspace/udev/*.rules; do
+		[ -f "$f" ] && echo "/usr/lib/udev/rules.d/${f##*/}"
+	done
+	for f in "$SRC"/userspace/modules-load.d/*.conf; do
+		[ -f "$f" ] && echo "/usr/lib/modules-load.d/${f##*/}"
+	done
+	for f in "$SRC"/userspace/examples/*; do
+		[ -f "$f" ] && echo "/usr/share/doc/gpsphcd/examples/${f##*/}"
+	done
+} | sort >"$T/want"
+# files DIR: every file and link under DIR, as absolute paths inside it.
+files() { (cd "$1" && find . ! -type d | sed 's|^\.||' | sort); }
+
+D=$T/destdir
+check "make install DESTDIR=... KVER=$KA" make -s -C "$SRC" install KVER="$KA" DESTDIR="$D"
+files "$D" >"$T/got"
+echo "# make install put:" $(grep -v "^/lib/modules/$KA/modules\." "$T/got") "and depmod's index"
+check "make install put gpsphc's files in place, and depmod's index" \
+	sh -c "grep -v '^/lib/modules/$KA/modules\.' '$T/got' | diff -u '$T/want' - &&
+		grep -qx '/lib/modules/$KA/modules.dep' '$T/got'"
+check "modprobe gpsphc finds it: modprobe -d DESTDIR -S $KA --show-depends gpsphc" \
+	sh -c "modprobe -d '$D' -S '$KA' --show-depends gpsphc | tee /dev/stderr |
+		grep -qx 'insmod $D/lib/modules/$KA/updates/gpsphc.ko *'"
+same "installed gpsphcd --version" "gpsphcd $V" "$("$D/usr/sbin/gpsphcd" --version 2>&1)"
+check "make uninstall DESTDIR=... KVER=$KA" make -s -C "$SRC" uninstall KVER="$KA" DESTDIR="$D"
+same "make uninstall left no file in the DESTDIR" "" "$(files "$D")"
+
+# Over a kernel's module tree (a few of its modules and its lists, as
+# depmod left them at the kernel's installation): uninstall restores it.
+K=$T/kernel
+KM=$K/lib/modules/$KA
+mkdir -p "$KM/kernel/drivers"
+cp -a "$CACHE/kernel-$KA/lib/modules/$KA"/modules.builtin* \
+	"$CACHE/kernel-$KA/lib/modules/$KA"/modules.order "$KM/"
+cp -a "$CACHE/kernel-$KA/lib/modules/$KA/kernel/drivers/pps" "$KM/kernel/drivers/"
+depmod -b "$K" "$KA"
+files "$K" >"$T/before"
+cp "$KM/modules.dep" "$T/modules.dep.before"
+check "make install over a kernel's module tree" make -s -C "$SRC" install KVER="$KA" DESTDIR="$K"
+check "depmod indexed gpsphc.ko with the kernel's modules" grep -q "^updates/gpsphc.ko:" "$KM/modules.dep"
+check "make uninstall over a kernel's module tree" make -s -C "$SRC" uninstall KVER="$KA" DESTDIR="$K"
+files "$K" >"$T/after"
+check "the kernel's module tree and its modules.dep are as before" \
+	sh -c "diff -u '$T/before' '$T/after' && cmp '$T/modules.dep.before' '$KM/modules.dep'"
+
+# --- make deb ------------------------------------------------------------
+DEB=$T/share/deb
+check "make deb (from the tree without .git)" env GPSPHC_DEB_BUILD="$DEB" make -s -C "$SRC" deb
+DKMS_DEB=$DEB/gpsphc-dkms_${V}_all.deb
+HELPER_DEB=$DEB/gpsphcd_${V}_$ARCH.deb
+check "make deb built gpsphc-dkms_${V}_all.deb and gpsphcd_${V}_$ARCH.deb" \
+	test -f "$DKMS_DEB" -a -f "$HELPER_DEB"
+for deb in "$DKMS_DEB" "$HELPER_DEB"; do
+	[ -f "$deb" ] || continue
+	pkg=$(dpkg-deb -f "$deb" Package)
+	same "$pkg: Version is dkms.conf's PACKAGE_VERSION" "$V" "$(dpkg-deb -f "$deb" Version)"
+	same "$pkg: Architecture" "$([ "$pkg" = gpsphc-dkms ] && echo all || echo "$ARCH")" \
+		"$(dpkg-deb -f "$deb" Architecture)"
+	lint=$(lintian --no-cfg "$deb" 2>&1 | grep -v '^running with root privileges')
+	printf '%s\n' "$lint" | grep . | sed "s/^/# /"
+	same "$pkg: lintian reports no error" "" "$(printf '%s\n' "$lint" | grep '^E:')"
+done
+if [ -f "$HELPER_DEB" ]; then
+	dpkg-deb -x "$HELPER_DEB" "$T/helper"
+	same "gpsphcd --version from the package" "gpsphcd $V" \
+		"$("$T/helper/usr/sbin/gpsphcd" --version 2>&1)"
+fi
+if [ -f "$DKMS_DEB" ]; then
+	dpkg-deb -x "$DKMS_DEB" "$T/dkmspkg"
+	check "gpsphc-dkms: /usr/src/gpsphc-$V holds dkms.conf, Kbuild and kmod/" \
+		test -f "$T/dkmspkg/usr/src/gpsphc-$V/dkms.conf" -a \
+		-f "$T/dkmspkg/usr/src/gpsphc-$V/Kbuild" -a -d "$T/dkmspkg/usr/src/gpsphc-$V/kmod"
+	check "gpsphc-dkms: gpsphc.ko loads at boot (modules-load.d)" \
+		grep -qx gpsphc "$T/dkmspkg/usr/lib/modules-load.d/gpsphc.conf"
+fi
+
+# --- DKMS, in a chroot under a throwaway overlay -------------------------
+ROOT=$T/root
+mkdir -p "$ROOT" "$T/ovl"
+unshare --mount --propagation private sh -e -c '
+	T=$1 ROOT=$2 CACHE=$3
+	mount -t tmpfs gpsphc-test "$T/ovl"
+	mkdir "$T/ovl/upper" "$T/ovl/work"
+	mount -t overlay gpsphc-test -o "lowerdir=/,upperdir=$T/ovl/upper,workdir=$T/ovl/work" "$ROOT"
+	mount -t proc proc "$ROOT/proc"
+	mount --rbind /dev "$ROOT/dev"
+	# The cache read-only, the test files writable, whatever fs they are on.
+	mkdir -p "$ROOT$CACHE" "$ROOT$T/share"
+	mount --bind "$CACHE" "$ROOT$CACHE"
+	mount -o remount,bind,ro "$ROOT$CACHE"
+	mount --bind "$T/share" "$ROOT$T/share"
+	exec sleep 3600' sh "$T" "$ROOT" "$CACHE" &
+holder=$!
+i=0
+until nsenter -t "$holder" -m mountpoint -q "$ROOT$T/share" 2>/dev/null; do
+	i=$((i + 1))
+	if [ $i -gt 100 ] || ! kill -0 "$holder" 2>/dev/null; then
+		result fail "a chroot under an overlay of / in a mount namespace"
+		exit 1
+	fi
+	sleep 0.1
+done
+export CACHE
+in_root() { nsenter -t "$holder" -m chroot "$ROOT" env DEBIAN_FRONTEND=noninteractive "$@"; }
+
+# Kernels as their image packages leave them; headers as linux-headers
+# installs them, hook included.
+in_root sh -e -c '
+	for k in "$@"; do
+		mkdir -p "/lib/modules/$k"
+		ln -s "/usr/src/linux-headers-$k" "/lib/modules/$k/build"
+		cp "$CACHE/kernel-$k/lib/modules/$k"/modules.builtin* \
+			"$CACHE/kernel-$k/lib/modules/$k/modules.order" "/lib/modules/$k/"
+		cp "$CACHE/kernel-$k/boot/config-$k" "$CACHE/kernel-$k/boot/System.map-$k" /boot/
+	done
+	rm -f /var/lib/man-db/auto-update	# no man-db trigger: faster' \
+	sh "$KA" "$KB" 2>&1 | sed 's/^/# /'
+install_headers() {
+	in_root sh -e -c '
+		for d in "$CACHE/kernel-$1/usr/src"/*; do ln -s "$d" /usr/src/; done
+		run-parts --report --exit-on-error --arg="$1" /etc/kernel/header_postinst.d' sh "$1"
+}
+remove_headers() {
+	in_root sh -e -c 'for d in "$CACHE/kernel-$1/usr/src"/*; do rm "/usr/src/${d##*/}"; done' sh "$1"
+}
+# has_module KVER: dkms says gpsphc/V is installed for KVER, and the
+# module depmod indexed there is version V, built for KVER.
+has_module() {
+	in_root dkms status -m gpsphc -v "$V" -k "$1" | grep -q ": installed" &&
+	[ "$(in_root modinfo -k "$1" -F version gpsphc)" = "$V" ] &&
+	in_root modinfo -k "$1" -F vermagic gpsphc | grep -q "^$1 "
+}
+# no_modules KVER...: neither dkms nor modinfo knows gpsphc for any KVER.
+no_modules() {
+	for k in "$@"; do
+		! in_root dkms status -m gpsphc -k "$k" | grep -F ", $k," &&
+		! in_root modinfo -k "$k" -n gpsphc || return 1
+	done
+}
+
+# 1. By hand, from the source tree: dkms add, build, install for both.
+check "headers of $KA installed (in the chroot)" install_headers "$KA"
+check "headers of $KB installed" install_headers "$KB"
+check "dkms add (a source tree without .git)" in_root dkms add "$PRISTINE"
+for k in "$KA" "$KB"; do
+	check "dkms build -m gpsphc -v $V -k $k" in_root dkms build -m gpsphc -v "$V" -k "$k"
+	check "dkms install -m gpsphc -v $V -k $k" in_root dkms install -m gpsphc -v "$V" -k "$k"
+	check "gpsphc.ko $V built for $k, where modprobe finds it" has_module "$k"
+done
+[ -z "${GPSPHC_VERBOSE:-}" ] || in_root dkms status 2>&1 | sed 's/^/# /'
+check "dkms remove -m gpsphc -v $V --all" in_root dkms remove -m gpsphc -v "$V" --all
+check "no gpsphc.ko left for $KA or $KB" no_modules "$KA" "$KB"
+in_root rm -rf "/usr/src/gpsphc-$V"
+remove_headers "$KB"
+
+# 2. The packages, where only the first kernel has its headers; then the
+# second kernel's headers come.
+check "dpkg -i gpsphc-dkms gpsphcd, where only $KA has its headers" \
+	in_root dpkg -i "$DKMS_DEB" "$HELPER_DEB"
+check "gpsphc-dkms built and installed gpsphc.ko $V for $KA" has_module "$KA"
+check "and nothing for $KB, whose headers are not installed" no_modules "$KB"
+check "modprobe gpsphc on $KA loads the DKMS module" sh -c \
+	"nsenter -t $holder -m chroot '$ROOT' modprobe -S '$KA' --show-depends gpsphc |
+		grep -qx 'insmod /lib/modules/$KA/updates/dkms/gpsphc.ko *'"
+same "gpsphcd --version, installed" "gpsphcd $V" "$(in_root gpsphcd --version 2>&1)"
+check "headers of $KB installed after gpsphc, and the kernel's hook run" \
+	install_headers "$KB"
+check "gpsphc.ko $V rebuilt for $KB by that hook" has_module "$KB"
+check "dpkg -r gpsphc-dkms gpsphcd" in_root dpkg -r gpsphc-dkms gpsphcd
+check "and gpsphc.ko is gone from $KA and $KB" no_modules "$KA" "$KB"
+echo "# packaging tests: $(( $(date +%s) - start )) s"
+exit $failed
