@@ -15,6 +15,6 @@ if git -C "$TOP" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 	(cd "$TOP" && git ls-files -z --cached --others --exclude-standard |
 		tar --null --ignore-failed-read -T - -cf -) | tar -xf - -C "$1"
 else
-	tar -C "$TOP" --exclude-vcs --exclude-vcs-ignores --exclude=build -cf - . |
+	tar -C "$TOP" --exclude=.git --exclude-vcs-ignores --exclude=build -cf - . |
 		tar -xf - -C "$1"
 fi
