@@ -55,7 +55,10 @@ check() {
 # same DESC WANT GOT
 same() {
 	if [ "$2" = "$3" ]; then result ok "$1"; else
-		result fail "$1"; echo "# want: $2"; echo "# got:  $3"; fi
+		result fail "$1"
+		printf '%s\n' "$2" | sed 's/^/# want: /'
+		printf '%s\n' "$3" | sed 's/^/# got:  /'
+	fi
 }
 skip_all() { echo "ok 1 packaging # SKIP $*"; exit 0; }
 
