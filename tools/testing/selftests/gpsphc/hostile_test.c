@@ -66,7 +66,7 @@
 #define PULSE_WIDTH_MS	20
 #define LOCK_EDGES_MAX	20
 
-/* ---- one receiver ------------------------------------------------------------- */
+/* ---- one receiver -------------------------------------------------------- */
 
 struct rcv {
 	int port, tty_fd, id, ptp_fd;
@@ -231,7 +231,7 @@ static int lock_labelled(struct __test_metadata *_metadata, struct rcv *r, int m
 	return -1;
 }
 
-/* ---- DCD storms -------------------------------------------------------------- */
+/* ---- DCD storms ---------------------------------------------------------- */
 
 struct storm {
 	pthread_t thr;
@@ -442,7 +442,7 @@ TEST_F_TIMEOUT(storm, no_seconds_from_spurious_edges, 90)
 		TH_LOG("the true second disagrees with the kernel's count");
 }
 
-/* ---- wrong labels from root --------------------------------------------------- */
+/* ---- wrong labels from root ---------------------------------------------- */
 
 enum lkind {
 	L_REPEAT,	/* @n times for one edge, one after the other */
@@ -653,7 +653,7 @@ TEST_F_TIMEOUT(labels, move_the_clock_only_when_confirmed, 60)
 		TH_LOG("the count is not what the clock shows");
 }
 
-/* ---- settings that move the clock need CAP_SYS_TIME --------------------------- */
+/* ---- settings that move the clock need CAP_SYS_TIME ---------------------- */
 
 /* Drop CAP_SYS_TIME from this process (effective and permitted): 0 or -errno. */
 static int drop_cap_sys_time(void)
@@ -755,7 +755,7 @@ TEST_F(caps, edge_servo_rx_latency_need_cap_sys_time)
 	}
 }
 
-/* ---- the netlink fuzzer --------------------------------------------------------- */
+/* ---- the netlink fuzzer -------------------------------------------------- */
 
 struct fuzz {
 	struct rcv r;

@@ -59,7 +59,7 @@ static inline int stress_seconds(int dflt)
 		return test_harness_run(argc, argv);			\
 	}
 
-/* ---- a failure log ---------------------------------------------------------- */
+/* ---- a failure log ------------------------------------------------------- */
 
 #define ST_LOG_KEEP	16
 
@@ -113,7 +113,7 @@ st_fail(struct st_log *l, const char *fmt, ...)
 	pthread_mutex_unlock(&l->lock);
 }
 
-/* ---- sysfs through a directory fd ------------------------------------------- */
+/* ---- sysfs through a directory fd ---------------------------------------- */
 
 /*
  * A device directory opened once and its files reached from it: once the
@@ -207,7 +207,7 @@ static inline int dev_names(char (*names)[32], int max)
 	return n;
 }
 
-/* ---- netlink replies ---------------------------------------------------------- */
+/* ---- netlink replies ----------------------------------------------------- */
 
 #define MAX_DEVS	8
 
@@ -254,7 +254,7 @@ static inline void collect_dev(const struct nlmsghdr *nlh, void *arg)
 	ds->n++;
 }
 
-/* ---- DCD and other fake-UART controls through a held fd --------------------- */
+/* ---- DCD and other fake-UART controls through a held fd ------------------ */
 
 /* Open control file @file of fake port @port for writing: fd or -errno. */
 static inline int sim_ctl_open(int port, const char *file)
@@ -298,7 +298,7 @@ static inline void __attribute__((format(printf, 1, 2))) kmsg_mark(const char *f
 	close(fd);
 }
 
-/* ---- time and randomness ---------------------------------------------------- */
+/* ---- time and randomness ------------------------------------------------- */
 
 /* Sleep until @ns on CLOCK_MONOTONIC (absolute). */
 static inline void sleep_until_ns(long long ns)

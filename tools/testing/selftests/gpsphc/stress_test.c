@@ -140,7 +140,7 @@ static void count_tol(struct stress *s, enum ctr c)
 	atomic_fetch_add(&s->sh->tol[c], 1);
 }
 
-/* ---- attach and detach ------------------------------------------------------ */
+/* ---- attach and detach --------------------------------------------------- */
 
 /*
  * Is a gpsphc device attached to @tty in sysfs? A readdir of a directory
@@ -264,7 +264,7 @@ static void *lockstep_loop(void *arg)
 	return NULL;
 }
 
-/* ---- the tty side: readers, received bytes, DCD ---------------------------- */
+/* ---- the tty side: readers, received bytes, DCD -------------------------- */
 
 /* Errors an open of a tty that is being hung up may give. */
 static bool open_race_errno(int err)
@@ -377,7 +377,7 @@ static void *dcd_toggler(void *arg)
 	return NULL;
 }
 
-/* ---- netlink ------------------------------------------------------------------ */
+/* ---- netlink ------------------------------------------------------------- */
 
 static int nl_locked_request(struct stress *s, struct nlt_msg *m, struct devs *ds,
 			     struct nlt_result *res)
@@ -578,7 +578,7 @@ static void *netlink_worker(void *arg)
 	return NULL;
 }
 
-/* ---- sysfs ------------------------------------------------------------------------ */
+/* ---- sysfs --------------------------------------------------------------- */
 
 struct wval {
 	const char *w;		/* written */
@@ -790,7 +790,7 @@ static void *sysfs_worker(void *arg)
 	return NULL;
 }
 
-/* ---- the PTP clock and the PPS source ------------------------------------------- */
+/* ---- the PTP clock and the PPS source ------------------------------------ */
 
 /* N of /dev/ptpN (@file "ptp_device") or /dev/ppsN of a random device, or -1. */
 static int random_index(uint64_t *rng, const char *file)
@@ -945,7 +945,7 @@ static void *pps_worker(void *arg)
 	return NULL;
 }
 
-/* ---- events ------------------------------------------------------------------------ */
+/* ---- events -------------------------------------------------------------- */
 
 static void check_events(struct stress *s, struct nlt_events *q)
 {
@@ -986,7 +986,7 @@ static void *events_worker(void *arg)
 	return NULL;
 }
 
-/* ---- vhangup, in a child with a session of its own -------------------------------- */
+/* ---- vhangup, in a child with a session of its own ----------------------- */
 
 /*
  * Open the port, make it the controlling tty, attach, vhangup(), close:
@@ -1031,7 +1031,7 @@ static int vhangup_child(struct stress *s)
 	return 0;
 }
 
-/* ---- set-up ------------------------------------------------------------------------- */
+/* ---- set-up -------------------------------------------------------------- */
 
 static void stress_init(struct __test_metadata *_metadata, struct stress *s,
 			unsigned int workers)
@@ -1158,7 +1158,7 @@ static long report(struct __test_metadata *_metadata, struct stress *s, double s
 	return s->log->n;
 }
 
-/* ---- the stress cases ----------------------------------------------------------------- */
+/* ---- the stress cases ---------------------------------------------------- */
 
 FIXTURE(stress) {
 	struct stress s;
@@ -1294,7 +1294,7 @@ TEST_F_TIMEOUT(stress, runs_clean, 45)
 	close(fd);
 }
 
-/* ---- settings written as devices come and go (udev) ------------------------------ */
+/* ---- settings written as devices come and go (udev) ---------------------- */
 
 /* What the uevent listener and the early writer did for one new device. */
 struct appeared {
