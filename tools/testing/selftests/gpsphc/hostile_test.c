@@ -24,6 +24,9 @@
  *   refused, and the device works afterwards. GPSPHC_FUZZ_SEED repeats a
  *   run.
  *
+ * GPSPHC_STRESS_ONLY=<text> runs only the cases whose name contains it
+ * (e.g. "storm.pulses_2hz", "labels", "fuzz").
+ *
  * The clock is measured against the truth directly: the fake UART's
  * generator runs with no frequency error and no jitter, so pulse k rises
  * exactly at a whole second of CLOCK_MONOTONIC_RAW, and one
@@ -366,6 +369,8 @@ TEST_F_TIMEOUT(storm, no_seconds_from_spurious_edges, 90)
 	struct nlt_event e;
 	char state[32];
 
+	if (!stress_selected("storm", variant->name))
+		SKIP(return, "not in GPSPHC_STRESS_ONLY");
 	start_labelled(_metadata, r);
 	locked = lock_labelled(_metadata, r, LOCK_EDGES_MAX);
 	TH_LOG("servo %s after %d labelled edges", gpsphc_servo_state(r->id, state, sizeof(state)),
@@ -567,6 +572,8 @@ TEST_F_TIMEOUT(labels, move_the_clock_only_when_confirmed, 60)
 	struct nlt_result res;
 	struct nlt_event e;
 
+	if (!stress_selected("labels", variant->name))
+		SKIP(return, "not in GPSPHC_STRESS_ONLY");
 	if (variant->utc)
 		ASSERT_EQ(0, gpsphc_attr_set(r->id, "scale", "utc"));
 	start_labelled(_metadata, r);
@@ -735,6 +742,8 @@ TEST_F(caps, edge_servo_rx_latency_need_cap_sys_time)
 	int status, i;
 	pid_t pid;
 
+	if (!stress_selected("caps", NULL))
+		SKIP(return, "not in GPSPHC_STRESS_ONLY");
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0)
@@ -1032,7 +1041,8 @@ FIXTURE_SETUP(fuzz)
 	rcv_attach(_metadata, &self->f.r, 3);
 	ret = nlt_open(&self->f.nl);
 	ASSERT_EQ(0, ret);
-	start_labelled(_metadata, &self->f.r);
+	if (stress_selected("fuzz", NULL))
+		start_labelled(_metadata, &self->f.r);
 }
 
 FIXTURE_TEARDOWN(fuzz)
@@ -1065,6 +1075,8 @@ TEST_F_TIMEOUT(fuzz, every_request_answered_device_survives, 60)
 	char line[256];
 	int len = 0;
 
+	if (!stress_selected("fuzz", NULL))
+		SKIP(return, "not in GPSPHC_STRESS_ONLY");
 	TH_LOG("seed %llu (GPSPHC_FUZZ_SEED repeats it)", (unsigned long long)seed);
 	ASSERT_EQ(0, pthread_create(&f->listener, NULL, fuzz_listener, f));
 	ASSERT_EQ(0, pthread_create(&f->feeder, NULL, fuzz_feeder, f));

@@ -41,6 +41,23 @@ static inline int stress_seconds(int dflt)
 }
 
 /*
+ * GPSPHC_STRESS_ONLY=<text> runs only the cases whose name, "fixture" or
+ * "fixture.variant", contains <text> (to reproduce one of them): false
+ * for the others, which SKIP.
+ */
+static inline bool stress_selected(const char *fixture, const char *variant)
+{
+	const char *only = getenv("GPSPHC_STRESS_ONLY");
+	char name[128];
+
+	if (!only || !*only)
+		return true;
+	snprintf(name, sizeof(name), "%s%s%s", fixture, variant ? "." : "",
+		 variant ? variant : "");
+	return strstr(name, only) != NULL;
+}
+
+/*
  * TEST_HARNESS_MAIN, but a longer run asked for by GPSPHC_STRESS_SECONDS
  * stretches every test's timeout (fixed at compile time by TEST_F_TIMEOUT)
  * in proportion, so that a long run is not cut short by a limit sized for
