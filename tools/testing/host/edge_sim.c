@@ -55,6 +55,42 @@ void edge_sim_freq_step(struct edge_sim *sim, u64 at, double ppb)
 			(struct edge_sim_range){ at, at + 1, ppb };
 }
 
+void edge_sim_ramp(struct edge_sim *sim, u64 from, u64 to, double ppb_per_s)
+{
+	if (sim->n_ramp < EDGE_SIM_MAX_EVENTS)
+		sim->ramp[sim->n_ramp++] =
+			(struct edge_sim_range){ from, to, ppb_per_s };
+}
+
+void edge_sim_spike_at(struct edge_sim *sim, u64 k)
+{
+	if (sim->n_spike_k < EDGE_SIM_MAX_EVENTS)
+		sim->spike_k[sim->n_spike_k++] = k;
+}
+
+/* Ramps and the sine: the rate's change through second k, its mean */
+static double edge_sim_shape(const struct edge_sim *sim, u64 k)
+{
+	double ppb = 0, w, t;
+	unsigned int i;
+
+	for (i = 0; i < sim->n_ramp; i++) {
+		const struct edge_sim_range *r = &sim->ramp[i];
+
+		t = (double)k + 0.5;
+		if (t > (double)r->to)
+			t = (double)r->to;
+		if (t > (double)r->from)
+			ppb += r->ppb * (t - (double)r->from);
+	}
+	if (sim->cfg.sine_ppb && sim->cfg.sine_period_s > 0) {
+		w = 2.0 * M_PI / sim->cfg.sine_period_s;
+		ppb += sim->cfg.sine_ppb * (cos(w * (double)k) -
+					    cos(w * ((double)k + 1.0))) / w;
+	}
+	return ppb;
+}
+
 void edge_sim_next(struct edge_sim *sim, struct edge_sim_edge *e)
 {
 	double lat;
@@ -70,6 +106,9 @@ void edge_sim_next(struct edge_sim *sim, struct edge_sim_edge *e)
 	/* Draw the noise either way, so drops do not shift the stream. */
 	lat = sim->cfg.latency_ns + sim->cfg.jitter_ns * edge_sim_gauss(&sim->rng);
 	e->spike = edge_sim_uniform(&sim->rng) < sim->cfg.spike_prob;
+	for (i = 0; i < sim->n_spike_k; i++)
+		if (sim->spike_k[i] == sim->k)
+			e->spike = true;
 	if (e->spike)
 		lat += sim->cfg.spike_ns;
 	e->raw = (u64)llround(sim->raw_true + lat);
@@ -80,7 +119,7 @@ void edge_sim_next(struct edge_sim *sim, struct edge_sim_edge *e)
 			sim->freq_ppb += sim->fstep[i].ppb;
 	if (sim->cfg.wander_ppb > 0)
 		sim->freq_ppb += sim->cfg.wander_ppb * edge_sim_gauss(&sim->rng);
-	sim->raw_true += 1e9 + sim->freq_ppb;
+	sim->raw_true += 1e9 + sim->freq_ppb + edge_sim_shape(sim, sim->k);
 	sim->k++;
 }
 

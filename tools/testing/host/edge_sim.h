@@ -15,7 +15,7 @@
 
 #include "servo.h"
 
-#define EDGE_SIM_MAX_EVENTS	8
+#define EDGE_SIM_MAX_EVENTS	16
 
 /**
  * struct edge_sim_cfg - one simulated receiver and host
@@ -25,6 +25,8 @@
  * @spike_prob: chance that an edge is captured @spike_ns late
  * @spike_ns: latency spike, ns
  * @wander_ppb: sigma of the rate's random walk per second, ppb
+ * @sine_ppb: amplitude of a sinusoidal rate change (thermal cycling), ppb
+ * @sine_period_s: its period, s
  * @seed: PRNG seed
  * @raw0: raw time of the first true edge, ns
  * @tai0: TAI second of the first edge
@@ -36,6 +38,8 @@ struct edge_sim_cfg {
 	double spike_prob;
 	double spike_ns;
 	double wander_ppb;
+	double sine_ppb;
+	double sine_period_s;
 	u64 seed;
 	u64 raw0;
 	u64 tai0;
@@ -61,7 +65,7 @@ struct edge_sim_edge {
 
 struct edge_sim_range {
 	u64 from, to;		/* seconds [from, to) */
-	double ppb;		/* rate step, for freq events */
+	double ppb;		/* rate step, or ramp rate per second */
 };
 
 struct edge_sim {
@@ -74,6 +78,10 @@ struct edge_sim {
 	unsigned int n_drop;
 	struct edge_sim_range fstep[EDGE_SIM_MAX_EVENTS];
 	unsigned int n_fstep;
+	struct edge_sim_range ramp[EDGE_SIM_MAX_EVENTS];
+	unsigned int n_ramp;
+	u64 spike_k[EDGE_SIM_MAX_EVENTS];
+	unsigned int n_spike_k;
 };
 
 void edge_sim_init(struct edge_sim *sim, const struct edge_sim_cfg *cfg);
@@ -81,6 +89,10 @@ void edge_sim_init(struct edge_sim *sim, const struct edge_sim_cfg *cfg);
 void edge_sim_drop(struct edge_sim *sim, u64 from, u64 to);
 /* The raw clock's rate error moves by @ppb at second @at */
 void edge_sim_freq_step(struct edge_sim *sim, u64 at, double ppb);
+/* ...by @ppb_per_s every second through seconds [from, to) */
+void edge_sim_ramp(struct edge_sim *sim, u64 from, u64 to, double ppb_per_s);
+/* Edge @k carries a latency spike of cfg.spike_ns, whatever the dice say */
+void edge_sim_spike_at(struct edge_sim *sim, u64 k);
 /* The next second */
 void edge_sim_next(struct edge_sim *sim, struct edge_sim_edge *e);
 /* Deterministic PRNG: uniform in [0, 1), standard Gaussian */
