@@ -39,4 +39,31 @@ typedef unsigned int gpsphc_lookahead_count_t;
 #define gpsphc_dump_attrs(cb)	(genl_dumpit_info(cb)->attrs)
 #endif
 
+/*
+ * v6.2 ("genetlink: introduce split op representation") hands a family's
+ * pre_doit and post_doit the split op; before, the struct genl_ops.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+struct genl_split_ops;
+typedef struct genl_split_ops gpsphc_genl_op_t;
+#else
+struct genl_ops;
+typedef struct genl_ops gpsphc_genl_op_t;
+#endif
+
+/*
+ * v6.2 ("netlink: make range pointers in policies const"): ynl-gen-c's
+ * policies point at const ranges, which 6.1's NLA_POLICY_FULL_RANGE()
+ * takes only without the const (netlink never writes through it).
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
+#include <net/netlink.h>
+#undef NLA_POLICY_FULL_RANGE
+#define NLA_POLICY_FULL_RANGE(tp, _range) {				\
+	.type = NLA_ENSURE_UINT_OR_BINARY_TYPE(tp),			\
+	.validation_type = NLA_VALIDATE_RANGE_PTR,			\
+	.range = (struct netlink_range_validation *)(_range),		\
+}
+#endif
+
 #endif /* _GPSPHC_COMPAT_H */

@@ -1,72 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gpsphc: the "gpsphc" generic netlink family. The protocol is documented
- * in uapi/linux/gpsphc.h and Documentation/netlink/specs/gpsphc.yaml.
+ * gpsphc: the "gpsphc" generic netlink family, whose protocol is
+ * Documentation/netlink/specs/gpsphc.yaml. The policies and the op table
+ * are generated from it (gpsphc_nl.c); here are the handlers, the lookup
+ * and locking around them, the family and its events.
  */
 
 #include <linux/capability.h>
 #include <net/genetlink.h>
 
 #include "gpsphc.h"
-
-enum gpsphc_mcgrp {
-	GPSPHC_MCGRP_EVENTS_IDX,
-};
+#include "gpsphc_nl.h"
 
 /*
  * Events carry every sentence (the receiver's position) and every edge,
  * while the tty, /dev/ppsN and /dev/ptpN are root's: only CAP_NET_ADMIN
- * may listen. (Debian's 6.1 has the per-group flag too.)
+ * may listen, as the spec's admin-perm flag on the group says. 6.12's
+ * ynl-gen-c does not render a group's flags, and makes the family struct
+ * only for plain genetlink, so the group is declared here. (Debian's 6.1
+ * has the per-group flag too.)
  */
 static const struct genl_multicast_group gpsphc_mcgrps[] = {
-	[GPSPHC_MCGRP_EVENTS_IDX] = {
+	[GPSPHC_NLGRP_EVENTS] = {
 		.name = GPSPHC_MCGRP_EVENTS,
 		.flags = GENL_MCAST_CAP_NET_ADMIN,
 	},
-};
-
-static const struct nla_policy gpsphc_dev_get_policy[GPSPHC_A_DEV_TTY + 1] = {
-	[GPSPHC_A_DEV_ID]	= { .type = NLA_U32 },
-	[GPSPHC_A_DEV_TTY]	= { .type = NLA_NUL_STRING, .len = 63 },
-};
-
-/* Not const: 6.1's NLA_POLICY_FULL_RANGE() takes a non-const pointer. */
-static struct netlink_range_validation gpsphc_step_range = {
-	.min = 1000,
-	.max = NSEC_PER_SEC,
-};
-
-static struct netlink_range_validation gpsphc_latency_range = {
-	.max = 999 * NSEC_PER_MSEC,
-};
-
-static const struct nla_policy gpsphc_dev_set_policy[GPSPHC_A_DEV_MAX + 1] = {
-	[GPSPHC_A_DEV_ID]	= { .type = NLA_U32 },
-	[GPSPHC_A_DEV_EDGE]	= NLA_POLICY_RANGE(NLA_U32, GPSPHC_EDGE_RISING,
-						   GPSPHC_EDGE_MAX),
-	[GPSPHC_A_DEV_SCALE]	= NLA_POLICY_RANGE(NLA_U32, GPSPHC_SCALE_TAI,
-						   GPSPHC_SCALE_MAX),
-	[GPSPHC_A_DEV_STEP_NS]	= NLA_POLICY_FULL_RANGE(NLA_U64,
-							&gpsphc_step_range),
-	[GPSPHC_A_DEV_CONFIRM_N] = NLA_POLICY_RANGE(NLA_U32, 1, 60),
-	[GPSPHC_A_DEV_RX_LATENCY_NS] = NLA_POLICY_FULL_RANGE(NLA_U64,
-							     &gpsphc_latency_range),
-	[GPSPHC_A_DEV_SERVO_OFF] = NLA_POLICY_MAX(NLA_U8, 1),
-};
-
-static const struct nla_policy gpsphc_time_policy[GPSPHC_A_TIME_MAX + 1] = {
-	[GPSPHC_A_TIME_EDGE_SEQ]	= { .type = NLA_U32 },
-	[GPSPHC_A_TIME_TAI_SEC]		= { .type = NLA_U64 },
-	[GPSPHC_A_TIME_TAI_UTC]		= NLA_POLICY_RANGE(NLA_U32, 10, 1000),
-	[GPSPHC_A_TIME_LEAP]		= NLA_POLICY_RANGE(NLA_U32, GPSPHC_LEAP_NONE,
-							   GPSPHC_LEAP_MAX),
-	[GPSPHC_A_TIME_LEAP_UTC]	= { .type = NLA_U64 },
-	[GPSPHC_A_TIME_SENTENCE_SEQ]	= { .type = NLA_U32 },
-};
-
-static const struct nla_policy gpsphc_time_set_policy[GPSPHC_A_DEV_MAX + 1] = {
-	[GPSPHC_A_DEV_ID]	= { .type = NLA_U32 },
-	[GPSPHC_A_DEV_TIME]	= NLA_POLICY_NESTED(gpsphc_time_policy),
 };
 
 static struct genl_family gpsphc_genl_family;
@@ -187,9 +145,92 @@ static struct gpsphc_dev *gpsphc_find_dev(struct genl_info *info)
 	return gdev;
 }
 
-static int gpsphc_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
+/*
+ * What a request needs before its device is looked up: the right to set
+ * the clock, and the attributes that name the device. (dev-set's
+ * CAP_NET_ADMIN is its admin-perm flag: generic netlink checked it.)
+ */
+static int gpsphc_nl_check_request(struct sk_buff *skb, struct genl_info *info)
+{
+	struct netlink_ext_ack *extack = info->extack;
+
+	switch (info->genlhdr->cmd) {
+	case GPSPHC_CMD_DEV_SET:
+		/*
+		 * Every setting changes what the clock reads (the on-time
+		 * edge, the scale, how and whether the servo steers): like
+		 * settimeofday.
+		 */
+		if (!netlink_capable(skb, CAP_SYS_TIME)) {
+			NL_SET_ERR_MSG(extack,
+				       "changing gpsphc settings needs CAP_SYS_TIME: they change what the clock reads");
+			return -EPERM;
+		}
+		if (GENL_REQ_ATTR_CHECK(info, GPSPHC_A_DEV_ID)) {
+			NL_SET_ERR_MSG(extack,
+				       "dev-set needs GPSPHC_A_DEV_ID, the device to change");
+			return -EINVAL;
+		}
+		return 0;
+	case GPSPHC_CMD_TIME_SET:
+		/* A label moves the clock: the same right as settimeofday. */
+		if (!netlink_capable(skb, CAP_SYS_TIME)) {
+			NL_SET_ERR_MSG(extack, "labelling the clock needs CAP_SYS_TIME");
+			return -EPERM;
+		}
+		if (GENL_REQ_ATTR_CHECK(info, GPSPHC_A_DEV_ID) ||
+		    GENL_REQ_ATTR_CHECK(info, GPSPHC_A_DEV_TIME)) {
+			NL_SET_ERR_MSG(extack,
+				       "time-set needs GPSPHC_A_DEV_ID and GPSPHC_A_DEV_TIME");
+			return -EINVAL;
+		}
+		return 0;
+	default:
+		/* dev-get: anyone, by id or by tty. */
+		return 0;
+	}
+}
+
+/*
+ * Before every do: the request's checks, then the device it names, found
+ * under gpsphc_devs_mutex and held there (attach and detach wait) until
+ * gpsphc_nl_post_doit(); the handler gets it from gpsphc_nl_dev().
+ */
+static int gpsphc_nl_pre_doit(const gpsphc_genl_op_t *ops, struct sk_buff *skb,
+			      struct genl_info *info)
 {
 	struct gpsphc_dev *gdev;
+	int ret;
+
+	ret = gpsphc_nl_check_request(skb, info);
+	if (ret)
+		return ret;
+	mutex_lock(&gpsphc_devs_mutex);
+	gdev = gpsphc_find_dev(info);
+	if (IS_ERR(gdev)) {
+		mutex_unlock(&gpsphc_devs_mutex);
+		return PTR_ERR(gdev);
+	}
+	info->user_ptr[0] = gdev;
+	return 0;
+}
+
+/* After every do whose gpsphc_nl_pre_doit() succeeded. */
+static void gpsphc_nl_post_doit(const gpsphc_genl_op_t *ops,
+				struct sk_buff *skb, struct genl_info *info)
+{
+	mutex_unlock(&gpsphc_devs_mutex);
+}
+
+/* The device of a do request. Context: between pre_doit and post_doit. */
+static struct gpsphc_dev *gpsphc_nl_dev(struct genl_info *info)
+{
+	lockdep_assert_held(&gpsphc_devs_mutex);
+	return info->user_ptr[0];
+}
+
+int gpsphc_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
 	struct sk_buff *msg;
 	void *hdr;
 	int ret;
@@ -203,11 +244,7 @@ static int gpsphc_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 		ret = -EMSGSIZE;
 		goto out_free_msg;
 	}
-
-	mutex_lock(&gpsphc_devs_mutex);
-	gdev = gpsphc_find_dev(info);
-	ret = IS_ERR(gdev) ? PTR_ERR(gdev) : gpsphc_fill_dev(msg, gdev);
-	mutex_unlock(&gpsphc_devs_mutex);
+	ret = gpsphc_fill_dev(msg, gpsphc_nl_dev(info));
 	if (ret)
 		goto out_free_msg;
 
@@ -219,8 +256,7 @@ out_free_msg:
 	return ret;
 }
 
-static int gpsphc_nl_dev_get_dumpit(struct sk_buff *skb,
-				    struct netlink_callback *cb)
+int gpsphc_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	/* cb->args[0]: the id to continue from. */
 	unsigned long id = cb->args[0];
@@ -264,42 +300,14 @@ static int gpsphc_nl_dev_get_dumpit(struct sk_buff *skb,
 	return ret ?: skb->len;
 }
 
-static int gpsphc_nl_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
+int gpsphc_nl_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct gpsphc_dev *gdev;
+	struct gpsphc_dev *gdev = gpsphc_nl_dev(info);
 
-	/* Checked here rather than by GENL_ADMIN_PERM to give a reason. */
-	if (!netlink_capable(skb, CAP_NET_ADMIN)) {
-		NL_SET_ERR_MSG(info->extack,
-			       "changing gpsphc settings needs CAP_NET_ADMIN");
-		return -EPERM;
-	}
-	/*
-	 * Every setting changes what the clock reads (the on-time edge, the
-	 * scale, how and whether the servo steers): like settimeofday.
-	 */
-	if (!netlink_capable(skb, CAP_SYS_TIME)) {
-		NL_SET_ERR_MSG(info->extack,
-			       "changing gpsphc settings needs CAP_SYS_TIME: they change what the clock reads");
-		return -EPERM;
-	}
-	if (GENL_REQ_ATTR_CHECK(info, GPSPHC_A_DEV_ID)) {
-		NL_SET_ERR_MSG(info->extack,
-			       "dev-set needs GPSPHC_A_DEV_ID, the device to change");
-		return -EINVAL;
-	}
-
-	mutex_lock(&gpsphc_devs_mutex);
-	gdev = gpsphc_find_dev(info);
-	if (IS_ERR(gdev)) {
-		mutex_unlock(&gpsphc_devs_mutex);
-		return PTR_ERR(gdev);
-	}
 	if (info->attrs[GPSPHC_A_DEV_EDGE])
 		gpsphc_pps_set_edge(gdev,
 				    nla_get_u32(info->attrs[GPSPHC_A_DEV_EDGE]));
 	gpsphc_servo_glue_settings(gdev, info->attrs);
-	mutex_unlock(&gpsphc_devs_mutex);
 	return 0;
 }
 
@@ -349,72 +357,33 @@ static int gpsphc_nl_parse_label(struct nlattr *nest, struct nlattr **tb,
 	return 0;
 }
 
-static int gpsphc_nl_time_set_doit(struct sk_buff *skb, struct genl_info *info)
+int gpsphc_nl_time_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nlattr *tb[GPSPHC_A_TIME_MAX + 1];
-	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr *tb[ARRAY_SIZE(gpsphc_time_nl_policy)];
+	struct nlattr *time = info->attrs[GPSPHC_A_DEV_TIME];
 	struct gpsphc_label label;
-	struct gpsphc_dev *gdev;
 	int ret;
 
-	/* A label moves the clock: the same right as settimeofday. */
-	if (!netlink_capable(skb, CAP_SYS_TIME)) {
-		NL_SET_ERR_MSG(extack, "labelling the clock needs CAP_SYS_TIME");
-		return -EPERM;
-	}
-	if (GENL_REQ_ATTR_CHECK(info, GPSPHC_A_DEV_ID) ||
-	    GENL_REQ_ATTR_CHECK(info, GPSPHC_A_DEV_TIME)) {
-		NL_SET_ERR_MSG(extack,
-			       "time-set needs GPSPHC_A_DEV_ID and GPSPHC_A_DEV_TIME");
-		return -EINVAL;
-	}
-	ret = nla_parse_nested(tb, GPSPHC_A_TIME_MAX, info->attrs[GPSPHC_A_DEV_TIME],
-			       gpsphc_time_policy, extack);
+	/* The op's policy has checked the nest: this only indexes it. */
+	ret = nla_parse_nested(tb, ARRAY_SIZE(tb) - 1, time,
+			       gpsphc_time_nl_policy, info->extack);
 	if (ret)
 		return ret;
-	ret = gpsphc_nl_parse_label(info->attrs[GPSPHC_A_DEV_TIME], tb, &label,
-				    extack);
+	ret = gpsphc_nl_parse_label(time, tb, &label, info->extack);
 	if (ret)
 		return ret;
-
-	mutex_lock(&gpsphc_devs_mutex);
-	gdev = gpsphc_find_dev(info);
-	if (IS_ERR(gdev))
-		ret = PTR_ERR(gdev);
-	else
-		ret = gpsphc_servo_glue_label(gdev, &label, extack);
-	mutex_unlock(&gpsphc_devs_mutex);
-	return ret;
+	return gpsphc_servo_glue_label(gpsphc_nl_dev(info), &label,
+				       info->extack);
 }
-
-static const struct genl_ops gpsphc_genl_ops[] = {
-	{
-		.cmd = GPSPHC_CMD_DEV_GET,
-		.doit = gpsphc_nl_dev_get_doit,
-		.dumpit = gpsphc_nl_dev_get_dumpit,
-		.policy = gpsphc_dev_get_policy,
-		.maxattr = ARRAY_SIZE(gpsphc_dev_get_policy) - 1,
-	},
-	{
-		.cmd = GPSPHC_CMD_DEV_SET,
-		.doit = gpsphc_nl_dev_set_doit,
-		.policy = gpsphc_dev_set_policy,
-		.maxattr = ARRAY_SIZE(gpsphc_dev_set_policy) - 1,
-	},
-	{
-		.cmd = GPSPHC_CMD_TIME_SET,
-		.doit = gpsphc_nl_time_set_doit,
-		.policy = gpsphc_time_set_policy,
-		.maxattr = ARRAY_SIZE(gpsphc_time_set_policy) - 1,
-	},
-};
 
 static struct genl_family gpsphc_genl_family __ro_after_init = {
 	.name = GPSPHC_GENL_NAME,
 	.version = GPSPHC_GENL_VERSION,
 	.module = THIS_MODULE,
-	.ops = gpsphc_genl_ops,
-	.n_ops = ARRAY_SIZE(gpsphc_genl_ops),
+	.ops = gpsphc_nl_ops,
+	.n_ops = ARRAY_SIZE(gpsphc_nl_ops),
+	.pre_doit = gpsphc_nl_pre_doit,
+	.post_doit = gpsphc_nl_post_doit,
 	.mcgrps = gpsphc_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(gpsphc_mcgrps),
 };
@@ -428,7 +397,7 @@ static struct genl_family gpsphc_genl_family __ro_after_init = {
 bool gpsphc_notify_wanted(void)
 {
 	return genl_has_listeners(&gpsphc_genl_family, &init_net,
-				  GPSPHC_MCGRP_EVENTS_IDX);
+				  GPSPHC_NLGRP_EVENTS);
 }
 
 /* Start an event message, or return NULL when nobody listens. */
@@ -453,7 +422,7 @@ static struct sk_buff *gpsphc_ntf_new(struct gpsphc_dev *gdev, u8 cmd,
 static void gpsphc_ntf_send(struct sk_buff *msg, void *hdr)
 {
 	genlmsg_end(msg, hdr);
-	genlmsg_multicast(&gpsphc_genl_family, msg, 0, GPSPHC_MCGRP_EVENTS_IDX,
+	genlmsg_multicast(&gpsphc_genl_family, msg, 0, GPSPHC_NLGRP_EVENTS,
 			  GFP_KERNEL);
 }
 
