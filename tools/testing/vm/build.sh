@@ -77,6 +77,8 @@ if [ -f /usr/share/zoneinfo/leap-seconds.list ]; then
 	mkdir -p "$STAGE/usr/share/zoneinfo"
 	cp /usr/share/zoneinfo/leap-seconds.list "$STAGE/usr/share/zoneinfo/"
 fi
+# The kernel's YNL client, the specs and a Python for them (ynl_cli_test.sh).
+sh "$TOP/tools/testing/vm/ynl.sh" guest "$STAGE" >&2 || die "staging the YNL client failed"
 
 # Programs with their shared libraries, found with ldd.
 progs="/usr/sbin/phc2sys /usr/sbin/phc_ctl /usr/sbin/ts2phc /usr/sbin/ptp4l /usr/sbin/pmc"
