@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# lint.sh checkpatch|sparse|all: kernel style (checkpatch.pl --strict from
-# Debian's linux-source-6.1) and sparse (against both test kernels) on the
-# module's sources. Prints one TAP line per check.
+# lint.sh checkpatch|sparse|ynl|all: kernel style (checkpatch.pl --strict
+# from Debian's linux-source-6.1) and sparse (against both test kernels) on
+# the module's sources; the netlink spec against its schema and the files
+# generated from it (ynl.sh check). Prints one TAP line per check.
 set -u
 
 TOP=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -16,6 +17,10 @@ rc=0
 # off for them.
 COMPAT_FILES="kmod/compat.h kmod/pure_types.h tools/testing/gpsphc_sim/compat.h"
 COMPAT_IGNORE=LINUX_VERSION_CODE,NEW_TYPEDEFS,CONSTANT_COMPARISON,PREFER_KERNEL_TYPES
+# ynl-gen-c's output is checked by regenerating it (ynl_check); its line
+# lengths follow the spec's names, not ours.
+GENERATED_FILES="kmod/gpsphc_nl.c kmod/gpsphc_nl.h"
+GENERATED_IGNORE=LONG_LINE
 
 checkpatch_files() {
 	(cd "$TOP" && perl "$CACHE/linux-source-6.1/scripts/checkpatch.pl" \
@@ -25,12 +30,14 @@ checkpatch_files() {
 
 checkpatch() {
 	files=$(cd "$TOP" && ls kmod/*.[ch] tools/testing/gpsphc_sim/*.[ch] 2>/dev/null |
-		grep -v -x -F "$(echo $COMPAT_FILES | tr ' ' '\n')")
+		grep -v -x -F "$(echo $COMPAT_FILES $GENERATED_FILES | tr ' ' '\n')")
 	compat=$(cd "$TOP" && ls $COMPAT_FILES 2>/dev/null)
+	generated=$(cd "$TOP" && ls $GENERATED_FILES 2>/dev/null)
 	out=$(checkpatch_files --ignore FILE_PATH_CHANGES -f $files
-	      [ -z "$compat" ] || checkpatch_files --ignore "FILE_PATH_CHANGES,$COMPAT_IGNORE" -f $compat)
+	      [ -z "$compat" ] || checkpatch_files --ignore "FILE_PATH_CHANGES,$COMPAT_IGNORE" -f $compat
+	      [ -z "$generated" ] || checkpatch_files --ignore "FILE_PATH_CHANGES,$GENERATED_IGNORE" -f $generated)
 	if [ -z "$out" ]; then
-		echo "ok checkpatch --strict on $(echo $files $compat | wc -w) files"
+		echo "ok checkpatch --strict on $(echo $files $compat $generated | wc -w) files"
 	else
 		echo "not ok checkpatch --strict"
 		echo "$out" | sed 's/^/# /'
@@ -54,8 +61,23 @@ sparse_one() {
 	fi
 }
 
+# ynl_check: the YAML spec passes the kernel's genetlink schema, and the
+# uAPI header, policies and op table are exactly what the kernel's
+# ynl-gen-c makes of it (tools/testing/vm/ynl.sh check).
+ynl_check() {
+	out=$(sh "$TOP/tools/testing/vm/ynl.sh" check 2>&1)
+	r=$?
+	echo "$out" | sed '/^\(ok\|not ok\|#\) /!s/^/# /'
+	[ $r -eq 0 ] && return
+	rc=1
+	echo "$out" | grep -q '^not ok ' || echo "not ok ynl: tools/testing/vm/ynl.sh check failed"
+}
+
 case $what in
 checkpatch|all) checkpatch ;;
+esac
+case $what in
+ynl|all) ynl_check ;;
 esac
 case $what in
 sparse|all)

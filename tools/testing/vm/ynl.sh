@@ -89,7 +89,11 @@ check() {
 	if out=$("$PYTHON" - "$tree/$SPEC" "$schema" 2>&1 <<'EOF'
 import sys, yaml, jsonschema
 spec, schema = (yaml.safe_load(open(f)) for f in sys.argv[1:])
-jsonschema.validate(spec, schema)
+try:
+    jsonschema.validate(spec, schema)
+except jsonschema.ValidationError as e:
+    where = '/'.join(str(p) for p in e.absolute_path) or 'top level'
+    sys.exit(f'{where}: {e.message}')
 EOF
 	); then
 		echo "ok ynl: $SPEC passes the $protocol schema"
