@@ -476,6 +476,12 @@ bool gpsphc_sv_est_ready(const struct gpsphc_servo *s)
 	return s->est.taken >= 2;
 }
 
+/* Has the estimator measured the capture noise? */
+bool gpsphc_sv_est_noise_known(const struct gpsphc_servo *s)
+{
+	return s->est.noise_n >= SV_NOISE_TRUSTED;
+}
+
 /*
  * Where edge @num truly comes, raw ns, and the clock's rate then (2^-16
  * ppb): the estimator's weighted prediction. Needs gpsphc_sv_est_ready().
@@ -652,7 +658,7 @@ static bool sv_est_outlier(const struct gpsphc_servo *s, u64 raw, u64 num,
 	u64 bound;
 
 	*err = (s64)(raw - gpsphc_sv_est_raw_at(s, num, NULL));
-	if (!ic->outlier_k || e->noise_n < SV_NOISE_TRUSTED || e->taken < 3)
+	if (!ic->outlier_k || !gpsphc_sv_est_noise_known(s) || e->taken < 3)
 		return false;
 	bound = max_t(u64, ic->outlier_min_ns, (*err > 0 ? 1 : 2) *
 		      ic->outlier_k * gpsphc_sv_est_sigma(s, num));

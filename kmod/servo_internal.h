@@ -110,6 +110,7 @@ bool gpsphc_sv_count(struct gpsphc_servo *s, struct gpsphc_servo_edge_rec *rec,
 void gpsphc_sv_est_reset(struct gpsphc_servo *s);
 int gpsphc_sv_est_input(struct gpsphc_servo *s, u64 raw, u64 num, s64 *err);
 bool gpsphc_sv_est_ready(const struct gpsphc_servo *s);
+bool gpsphc_sv_est_noise_known(const struct gpsphc_servo *s);
 u64 gpsphc_sv_est_raw_at(const struct gpsphc_servo *s, u64 num, s64 *adj);
 s64 gpsphc_sv_est_adj_at(const struct gpsphc_servo *s, u64 raw);
 s64 gpsphc_sv_est_phase(const struct gpsphc_servo *s);

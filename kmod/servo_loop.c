@@ -12,6 +12,8 @@
 
 #include "servo_internal.h"
 
+/* The clock locks within lock_ns, or this many sigmas of the inputs */
+#define SV_LOCK_SIGMAS		3
 /* A correction beyond the rate's reach is stepped beyond these sigmas */
 #define SV_STEP_SIGMAS		8
 /* Offsets kept for the RMS */
@@ -128,6 +130,7 @@ void gpsphc_sv_loop(struct gpsphc_servo *s,
 	const struct gpsphc_servo_input_cfg *ic = sv_icfg(s);
 	s64 off = s->offset_ns, err;
 	int verdict;
+	u64 bound;
 
 	verdict = gpsphc_sv_est_input(s, rec->raw, rec->num, &err);
 	if (verdict == SV_EST_HELD) {
@@ -153,9 +156,19 @@ void gpsphc_sv_loop(struct gpsphc_servo *s,
 	sv_steer(s, rec, phc_ns, out);
 
 	sv_rms_add(s, off);
-	/* The clock's error at the true edge, as the estimate judges it */
+	/*
+	 * The clock's error at the true edge, as the estimate judges it,
+	 * within lock_ns; or within the inputs' own noise once it is known
+	 * (SV_LOCK_SIGMAS of the next edge's prediction): a PPS whose
+	 * latency wanders by more than lock_ns (a USB adapter, a busy or
+	 * virtual machine) must still lock.
+	 */
 	err = sv_sat_add(off, gpsphc_sv_est_phase(s));
-	if (sv_mag(err) <= ic->lock_ns)
+	bound = ic->lock_ns;
+	if (gpsphc_sv_est_noise_known(s))
+		bound = max_t(u64, bound, SV_LOCK_SIGMAS *
+			      gpsphc_sv_est_sigma(s, rec->num + 1));
+	if (sv_mag(err) <= bound)
 		s->lock_run++;
 	else
 		s->lock_run = 0;
