@@ -600,13 +600,15 @@ static void sv_est_take(struct gpsphc_servo *s, u64 raw, u64 num)
 		e->model[i].score = min_t(s64, score[i] - best_score,
 					  SV_SCORE_CAP);
 	/*
-	 * Slower models far behind a best that was already good: their past
-	 * misleads them; they restart from the best (a rate model also from
-	 * a drift model, dropping the drift).
+	 * Slower models far behind a best that was already good, and behind
+	 * it before this input too (one input, however odd, is no change):
+	 * their past misleads them; they restart from the best (a rate model
+	 * also from a drift model, dropping the drift).
 	 */
 	if (prev[best] <= SV_RESTART / 2 && e->noise_n >= SV_NOISE_TRUSTED) {
 		for (i = best + 1; i < GPSPHC_SERVO_MODELS; i++) {
 			if (e->model[i].score < SV_RESTART ||
+			    prev[i] - prev[best] < SV_RESTART / 2 ||
 			    (sv_bank[i].dim == 3 && sv_bank[best].dim == 2))
 				continue;
 			sv_model_copy(&sv_bank[i], &e->model[i],
