@@ -372,10 +372,13 @@ TEST_F_TIMEOUT(storm, no_seconds_from_spurious_edges, 90)
 	if (!stress_selected("storm", variant->name))
 		SKIP(return, "not in GPSPHC_STRESS_ONLY");
 	start_labelled(_metadata, r);
+	/*
+	 * How fast the servo locks is phc_test's to check; a storm over a
+	 * clock still locking must not step it either.
+	 */
 	locked = lock_labelled(_metadata, r, LOCK_EDGES_MAX);
 	TH_LOG("servo %s after %d labelled edges", gpsphc_servo_state(r->id, state, sizeof(state)),
 	       locked > 0 ? locked : LOCK_EDGES_MAX);
-	EXPECT_LT(0, locked) TH_LOG("not locked within %d edges", LOCK_EDGES_MAX);
 	steps0 = gpsphc_ll(r->id, "statistics/steps");
 	dis0 = gpsphc_ll(r->id, "statistics/disagreements");
 	edges0 = gpsphc_ll(r->id, "statistics/pps_edges");
