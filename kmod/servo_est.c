@@ -50,8 +50,9 @@
 #define SV_NU_LIMIT		70368744177664LL	/* 2^46 */
 /* Second differences in the noise estimate: a mean, then 1/64 each */
 #define SV_NOISE_EDGES		64
-/* ...and how many make it trusted for outlier decisions */
+/* ...and how many make it trusted (for outliers: SV_NOISE_FIRST, widely) */
 #define SV_NOISE_TRUSTED	8
+#define SV_NOISE_FIRST		2
 /* A drift model starts from no drift, within 1/64 of the noise per s^2 */
 #define SV_DRIFT_PRIOR		(SV_ONE / 4096)
 /* Held inputs line up with the first held one as a rate change: within */
@@ -660,10 +661,14 @@ static bool sv_est_outlier(const struct gpsphc_servo *s, u64 raw, u64 num,
 	u64 bound;
 
 	*err = (s64)(raw - gpsphc_sv_est_raw_at(s, num, NULL));
-	if (!ic->outlier_k || !gpsphc_sv_est_noise_known(s) || e->taken < 3)
+	if (!ic->outlier_k || e->noise_n < SV_NOISE_FIRST || e->taken < 3)
 		return false;
-	bound = max_t(u64, ic->outlier_min_ns, (*err > 0 ? 1 : 2) *
-		      ic->outlier_k * gpsphc_sv_est_sigma(s, num));
+	/* Twice as wide while the noise is measured on few inputs */
+	bound = (*err > 0 ? 1 : 2) * ic->outlier_k *
+		gpsphc_sv_est_sigma(s, num);
+	if (!gpsphc_sv_est_noise_known(s))
+		bound *= 2;
+	bound = max_t(u64, ic->outlier_min_ns, bound);
 	return sv_mag(*err) > bound;
 }
 
