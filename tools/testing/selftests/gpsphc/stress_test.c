@@ -1263,9 +1263,12 @@ TEST_F_TIMEOUT(stress, runs_clean, 45)
 	stop_all(s);
 	EXPECT_EQ(0, report(_metadata, s, (clock_ns(CLOCK_MONOTONIC) - t0) / 1e9));
 
-	/* Each worker got somewhere. */
-	EXPECT_LT(10, atomic_load(&s->sh->ok[C_ATTACH0]));
-	EXPECT_LT(10, atomic_load(&s->sh->ok[C_ATTACH1]));
+	/*
+	 * Each worker got somewhere: hundreds of cycles on Debian's kernels,
+	 * a handful on the debug kernel (KASAN, lockdep under TCG).
+	 */
+	EXPECT_LT(0, atomic_load(&s->sh->ok[C_ATTACH0]));
+	EXPECT_LT(0, atomic_load(&s->sh->ok[C_ATTACH1]));
 	if (w & W_TTY)
 		EXPECT_LT(0, atomic_load(&s->sh->ok[C_RX]) + atomic_load(&s->sh->ok[C_DCD]));
 	if (w & W_NETLINK)
