@@ -50,7 +50,10 @@
  * oscillator gets an average over an hour of edges, a ramp or a step the
  * fast filters, with no gain schedule to tune: the data decide. The noise
  * of the captures is measured from the inputs themselves (second
- * differences). An input the prediction puts beyond outlier_k sigmas (and
+ * differences). The first GPSPHC_SERVO_START inputs after a (re)start,
+ * before the noise is known, are fitted robustly instead (medians, then
+ * least squares on the inputs near them), and the bank seeded from the
+ * fit. Then an input the prediction puts beyond outlier_k sigmas (and
  * outlier_min_ns) is held, not taken: the next input decides whether it
  * was a latency spike (dropped) or the start of a change (taken, with the
  * held ones). Once labelled, the clock is steered to read the next
@@ -69,7 +72,8 @@
  *   %GPSPHC_SERVO_LOCK_EDGES edges, as the estimator judges it, was
  *   within the input's lock_ns. Never stepped by an offset.
  * - %GPSPHC_SERVO_HOLDOVER: no edge for holdover_timeout_ns: the clock
- *   runs at the estimator's rate (and drift, if a drift model leads). The
+ *   runs at the estimator's rate as of the loss (its drift carried to
+ *   then, not beyond: unchecked, a drift grows without bound). The
  *   first edge back is screened like any other; taken, it resumes the
  *   state before the loss.
  */
@@ -94,6 +98,8 @@
 					 GPSPHC_SERVO_RATE_MODELS)
 /* Outliers held, awaiting the input that decides what they were */
 #define GPSPHC_SERVO_HELD		4
+/* The first inputs after a (re)start, fitted robustly */
+#define GPSPHC_SERVO_START		16
 /* Largest max_ppb accepted: 1000 ppm. */
 #define GPSPHC_SERVO_MAX_PPB_LIMIT	1000000
 /* adj units per ppb */
@@ -359,6 +365,11 @@ struct gpsphc_servo_model {
  * @held_raw: the captures of the first GPSPHC_SERVO_HELD of them.
  * @held_num: their edge numbers.
  * @held_err: the first one's prediction error, ns.
+ * @start_n: inputs in @start_raw: the first GPSPHC_SERVO_START since the
+ *	estimator (re)started, outliers too; GPSPHC_SERVO_START once the
+ *	bank is on its own.
+ * @start_raw: their captures, raw ns.
+ * @start_num: their edge numbers.
  * @best: the model with the lowest score.
  * @phase: the estimate, at the anchor: the true edge less the capture,
  *	2^-16 ns.
@@ -386,6 +397,9 @@ struct gpsphc_servo_est {
 	u64 held_raw[GPSPHC_SERVO_HELD];
 	u64 held_num[GPSPHC_SERVO_HELD];
 	s64 held_err;
+	u32 start_n;
+	u64 start_raw[GPSPHC_SERVO_START];
+	u64 start_num[GPSPHC_SERVO_START];
 };
 
 /**

@@ -550,6 +550,32 @@ static u64 sv_est_noise_var(const struct gpsphc_servo *s)
 				  SV_NOISE_TRUSTED), 1);
 }
 
+/* Input @raw, @num is the last taken: the estimate from there */
+static void sv_est_anchor(struct gpsphc_servo *s, u64 raw, u64 num)
+{
+	struct gpsphc_servo_est *e = &s->est;
+
+	e->prev_raw = e->anchor_raw;
+	e->prev_num = e->anchor_num;
+	e->anchor_raw = raw;
+	e->anchor_num = num;
+	if (e->taken < U32_MAX)
+		e->taken++;
+	if (e->taken >= 2) {
+		sv_est_refresh(s);
+		s->freq = sv_period_to_adj(s, e->period);
+	}
+}
+
+static void sv_est_start_push(struct gpsphc_servo_est *e, u64 raw, u64 num)
+{
+	if (e->start_n >= GPSPHC_SERVO_START)
+		return;
+	e->start_raw[e->start_n] = raw;
+	e->start_num[e->start_n] = num;
+	e->start_n++;
+}
+
 /* Take input @raw, edge @num, into every model */
 static void sv_est_take(struct gpsphc_servo *s, u64 raw, u64 num)
 {
@@ -566,6 +592,7 @@ static void sv_est_take(struct gpsphc_servo *s, u64 raw, u64 num)
 		e->taken = 0;
 		e->noise_n = 0;
 		e->noise = 0;
+		e->start_n = 0;
 		goto anchor;
 	}
 	sv_est_noise(e, raw, num);
@@ -617,16 +644,8 @@ static void sv_est_take(struct gpsphc_servo *s, u64 raw, u64 num)
 		}
 	}
 anchor:
-	e->prev_raw = e->anchor_raw;
-	e->prev_num = e->anchor_num;
-	e->anchor_raw = raw;
-	e->anchor_num = num;
-	if (e->taken < U32_MAX)
-		e->taken++;
-	if (e->taken >= 2) {
-		sv_est_refresh(s);
-		s->freq = sv_period_to_adj(s, e->period);
-	}
+	sv_est_start_push(e, raw, num);
+	sv_est_anchor(s, raw, num);
 }
 
 /*
@@ -693,6 +712,185 @@ static bool sv_est_line(const struct gpsphc_servo *s, u64 raw, u64 num)
 	return sv_mag(d) <= (u64)tol && sv_mag(d) <= sv_mag(e->held_err) / 2;
 }
 
+/*
+ * The start. The bank knows no outliers until it has measured the noise,
+ * and the first inputs of a PPS can be its worst (a machine still busy,
+ * a virtual one). So the first GPSPHC_SERVO_START inputs after a
+ * (re)start are fitted robustly and the bank seeded from the fit at each
+ * input: the period is the median of the periods between input i and
+ * input i + n/2, the phase the median of the inputs carried to the
+ * newest at that period. Inputs within SV_FIT_MAD_K median absolute
+ * deviations of that line (or outlier_min_ns) are its inliers; the line
+ * through them by least squares, with its covariance, seeds every model,
+ * and their residuals measure the noise. An input off the line is held.
+ */
+#define SV_FIT_MAD_K		5
+/* Start inputs spanning more seconds than this end the start */
+#define SV_START_SPAN		1024
+/* Residuals from the medians' line, ns, within +-2^28 (268 ms) */
+#define SV_FIT_RESID_MAX	268435456LL
+/* ...and the least squares' slope within 1 ms per second */
+#define SV_FIT_SLOPE_MAX	1000000LL
+
+/* The line through the start's inputs: what seeds the bank */
+struct sv_fit {
+	s64 period;		/* 2^-16 ns */
+	s64 phase;		/* at the newest input, less its capture */
+	s64 p00, p01, p11;	/* covariance, units of the noise, 2^-44 */
+	u64 noise;		/* the residuals' variance, ns^2 */
+	u32 n;			/* inliers */
+};
+
+/* Insertion sort: @n is at most GPSPHC_SERVO_START */
+static void sv_sort(s64 *v, u32 n)
+{
+	u32 i, j;
+	s64 x;
+
+	for (i = 1; i < n; i++) {
+		x = v[i];
+		for (j = i; j && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
+/* Start input @i less the newest, less @period (2^-16 ns) per second */
+static s64 sv_start_resid(const struct gpsphc_servo_est *e, u32 i,
+			  s64 period, s64 *x)
+{
+	u32 last = e->start_n - 1;
+	s64 y = (s64)(e->start_raw[i] - e->start_raw[last]);
+
+	*x = (s64)(e->start_num[i] - e->start_num[last]);
+	return clamp(y - sv_mulshr(period, *x, 16), -SV_FIT_RESID_MAX,
+		     SV_FIT_RESID_MAX);
+}
+
+/*
+ * The medians' line (@period, @phase in ns at the newest input) and the
+ * bound within which an input is on it, ns.
+ */
+static u64 sv_start_medians(const struct gpsphc_servo *s, s64 *period,
+			    s64 *phase)
+{
+	const struct gpsphc_servo_est *e = &s->est;
+	u32 n = e->start_n, h = n / 2, m = 0, i;
+	s64 v[GPSPHC_SERVO_START], x;
+	u64 mad;
+
+	for (i = 0; i + h < n; i++)
+		v[m++] = div64_s64((s64)(e->start_raw[i + h] -
+					 e->start_raw[i]) << 16,
+				   (s64)(e->start_num[i + h] - e->start_num[i]));
+	sv_sort(v, m);
+	*period = v[m / 2];
+	for (i = 0; i < n; i++)
+		v[i] = sv_start_resid(e, i, *period, &x);
+	sv_sort(v, n);
+	*phase = v[n / 2];
+	for (i = 0; i < n; i++)
+		v[i] = (s64)sv_mag(v[i] - *phase);
+	sv_sort(v, n);
+	mad = (u64)v[n / 2];
+	if (!sv_icfg(s)->outlier_k)
+		return SV_FIT_RESID_MAX * 2;
+	return max_t(u64, SV_FIT_MAD_K * mad, sv_icfg(s)->outlier_min_ns);
+}
+
+/*
+ * The least squares' line through the start's inliers; false if the
+ * newest input is off the medians' line, or the inputs make no line yet
+ * (as many outliers as inliers).
+ */
+static bool sv_start_fit(const struct gpsphc_servo *s, struct sv_fit *f)
+{
+	const struct gpsphc_servo_est *e = &s->est;
+	s64 sx = 0, sy = 0, sxx = 0, sxy = 0, x, y, den, num, q, b, a;
+	s64 period, phase;
+	u64 bound, ss = 0;
+	u32 i, n = 0;
+
+	bound = sv_start_medians(s, &period, &phase);
+	y = sv_start_resid(e, e->start_n - 1, period, &x) - phase;
+	if (sv_mag(y) > bound)
+		return false;
+	for (i = 0; i < e->start_n; i++) {
+		y = sv_start_resid(e, i, period, &x) - phase;
+		if (sv_mag(y) > bound)
+			continue;
+		sx += x;
+		sy += y;
+		sxx += x * x;
+		sxy += x * y;
+		n++;
+	}
+	/* |x| <= 2^10, |y| <= 2^29, n <= 16: every product below 2^50 */
+	den = (s64)n * sxx - sx * sx;
+	if (n < 2 || den <= 0)
+		return false;
+	num = (s64)n * sxy - sx * sy;
+	q = div64_s64(num, den);
+	if (sv_mag(q) > SV_FIT_SLOPE_MAX)
+		return false;
+	b = q * 65536 + div64_s64((num - q * den) * 65536, den);
+	a = div64_s64(sy * 65536 - b * sx, n);
+	for (i = 0; i < e->start_n; i++) {
+		y = sv_start_resid(e, i, period, &x) - phase;
+		if (sv_mag(y) > bound)
+			continue;
+		y -= (a + b * x) >> 16;
+		ss += (u64)(y * y);
+	}
+	f->period = period + b;
+	f->phase = phase * 65536 + a;
+	f->p00 = (s64)min_t(u64, mul_u64_u64_div_u64(sxx, SV_ONE, den),
+			    SV_P_MAX);
+	f->p01 = (s64)min_t(u64, mul_u64_u64_div_u64(-sx, SV_ONE, den),
+			    SV_P_MAX);
+	f->p11 = (s64)min_t(u64, mul_u64_u64_div_u64(n, SV_ONE, den),
+			    SV_P_MAX);
+	f->noise = n > 2 ? div_u64(ss, n - 2) : 0;
+	f->n = n;
+	return true;
+}
+
+/* Every model from the fit @f, at input @raw, @num */
+static void sv_start_seed(struct gpsphc_servo *s, const struct sv_fit *f,
+			  u64 raw, u64 num)
+{
+	struct gpsphc_servo_est *e = &s->est;
+	u32 i;
+
+	for (i = 0; i < GPSPHC_SERVO_MODELS; i++)
+		e->model[i] = (struct gpsphc_servo_model){
+			.x[0] = f->phase,
+			.x[1] = f->period,
+			.p[P00] = f->p00,
+			.p[P01] = f->p01,
+			.p[P11] = f->p11,
+			.p[P22] = sv_bank[i].dim == 3 ? SV_DRIFT_PRIOR : 0,
+			.score = sv_bank[i].prior,
+		};
+	e->noise = f->noise;
+	e->noise_n = f->n > 2 ? f->n - 2 : 0;
+	sv_est_anchor(s, raw, num);
+}
+
+/* Input @raw, @num during the start: to the fit, held if off its line */
+static int sv_est_start(struct gpsphc_servo *s, u64 raw, u64 num, s64 *err)
+{
+	struct gpsphc_servo_est *e = &s->est;
+	struct sv_fit f;
+
+	*err = (s64)(raw - gpsphc_sv_est_raw_at(s, num, NULL));
+	sv_est_start_push(e, raw, num);
+	if (!sv_start_fit(s, &f))
+		return SV_EST_HELD;
+	sv_start_seed(s, &f, raw, num);
+	return SV_EST_TAKEN;
+}
+
 int gpsphc_sv_est_input(struct gpsphc_servo *s, u64 raw, u64 num, s64 *err)
 {
 	struct gpsphc_servo_est *e = &s->est;
@@ -703,6 +901,11 @@ int gpsphc_sv_est_input(struct gpsphc_servo *s, u64 raw, u64 num, s64 *err)
 	    num - e->anchor_num > SV_GAP_MAX) {
 		sv_est_take(s, raw, num);
 		return SV_EST_TAKEN;
+	}
+	if (e->start_n < GPSPHC_SERVO_START) {
+		if (num - e->start_num[0] <= SV_START_SPAN)
+			return sv_est_start(s, raw, num, err);
+		e->start_n = GPSPHC_SERVO_START;
 	}
 	if (!sv_est_outlier(s, raw, num, err)) {
 		e->held = 0;

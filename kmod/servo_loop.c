@@ -60,11 +60,15 @@ void gpsphc_sv_relock(struct gpsphc_servo *s)
 	s->lock_run = 0;
 }
 
-/* The rate of the estimate at @now: what the clock holds with no edge */
+/*
+ * The rate of the estimate at @now: what the clock holds with no edge.
+ * In holdover, the rate it entered with: a drift carried on without
+ * edges to check it would grow into the clock's largest error.
+ */
 void gpsphc_sv_coast(struct gpsphc_servo *s, u64 now_raw,
 		     struct gpsphc_servo_out *out)
 {
-	if (gpsphc_sv_est_ready(s))
+	if (gpsphc_sv_est_ready(s) && s->state != GPSPHC_SERVO_HOLDOVER)
 		s->freq = gpsphc_sv_est_adj_at(s, now_raw);
 	gpsphc_sv_set_adj(s, s->freq, out);
 }
@@ -72,10 +76,10 @@ void gpsphc_sv_coast(struct gpsphc_servo *s, u64 now_raw,
 void gpsphc_sv_enter_holdover(struct gpsphc_servo *s, u64 now_raw,
 			      struct gpsphc_servo_out *out)
 {
+	gpsphc_sv_coast(s, now_raw, out);
 	s->before_holdover = s->state;
 	s->state = GPSPHC_SERVO_HOLDOVER;
 	s->counters.holdovers++;
-	gpsphc_sv_coast(s, now_raw, out);
 }
 
 /*
@@ -104,12 +108,13 @@ static void sv_steer(struct gpsphc_servo *s,
 		adj = -adj;
 	/*
 	 * While locking, a correction above the step threshold is stepped;
-	 * so is one no rate can make in a second, unless the estimate is
-	 * too noisy to know it (then the rate slews at its limit).
+	 * so is one no rate can make in a second, once the inputs' noise is
+	 * known and the correction well beyond it (else the rate slews at
+	 * its limit: the first edges' latency is no reason to step).
 	 */
 	if (s->state == GPSPHC_SERVO_LOCKING &&
 	    (sv_mag(d) > s->cfg.step_threshold_ns ||
-	     (sv_mag(adj) > (u64)max &&
+	     (sv_mag(adj) > (u64)max && gpsphc_sv_est_noise_known(s) &&
 	      sv_mag(d) > SV_STEP_SIGMAS *
 	      gpsphc_sv_est_sigma(s, rec->num + 1)))) {
 		/* At the estimate's rate, the clock gets there by this step */
