@@ -20,7 +20,10 @@
  * a prior that prefers the slow models, and weigh the models' predictions
  * by e^-score. A model far behind the best (SV_RESTART) that believes in
  * a slower wander than the best does is restarted from the best one's
- * state: after a change its old inputs only mislead it.
+ * state: after a change its old inputs only mislead it. Not from its
+ * score: it starts SV_RESTART / 2 behind (weight 2 %) and earns its
+ * weight back, else its copy of the best outweighs the best that keeps
+ * adapting (on thermal cycles the estimate lagged by a fifth).
  *
  * Fixed point: states in 2^-16 ns (the drift in 2^-32 ns per second),
  * covariances, gains and s in 2^-44 (SV_Q), clamped to SV_P_MAX so that
@@ -631,7 +634,7 @@ static void sv_est_take(struct gpsphc_servo *s, u64 raw, u64 num)
 	 * Slower models far behind a best that was already good, and behind
 	 * it before this input too (one input, however odd, is no change):
 	 * their past misleads them; they restart from the best (a rate model
-	 * also from a drift model, dropping the drift).
+	 * also from a drift model, dropping the drift), but behind it.
 	 */
 	if (prev[best] <= SV_RESTART / 2 && e->noise_n >= SV_NOISE_TRUSTED) {
 		for (i = best + 1; i < GPSPHC_SERVO_MODELS; i++) {
@@ -641,6 +644,7 @@ static void sv_est_take(struct gpsphc_servo *s, u64 raw, u64 num)
 				continue;
 			sv_model_copy(&sv_bank[i], &e->model[i],
 				      &e->model[best]);
+			e->model[i].score = SV_RESTART / 2;
 		}
 	}
 anchor:
