@@ -51,8 +51,12 @@
 #define SV_DRIFT_LIMIT		4398046511104LL		/* 2^42 */
 /* Prediction errors, 2^-16 ns, within +-2^30 ns */
 #define SV_NU_LIMIT		70368744177664LL	/* 2^46 */
-/* Second differences in the noise estimate: a mean, then 1/64 each */
-#define SV_NOISE_EDGES		64
+/*
+ * Second differences in the noise estimate: a mean, then 1/256 each (at
+ * 1/64 it wandered by 10 % in sigma, and an input 3 sigmas off by an
+ * underestimate handed the bank to a fast model)
+ */
+#define SV_NOISE_EDGES		256
 /* ...and how many make it trusted (for outliers: SV_NOISE_FIRST, widely) */
 #define SV_NOISE_TRUSTED	8
 #define SV_NOISE_FIRST		2
