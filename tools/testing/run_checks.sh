@@ -49,8 +49,13 @@ step lint sh "$TOP/tools/testing/vm/lint.sh" all
 # One guest at a time: a guest is one single-threaded TCG process, and a
 # second one on a 2-core machine delays PPS edges by milliseconds now and
 # then, which the clock tests measure.
-for kver in $(sed -n 's/^KVER_[0-9]* := //p' "$CACHE/kernels.mk"); do
-	if sh "$TOP/tools/testing/vm/build.sh" "$kver" >"$CACHE/build-$kver.log" 2>&1; then
+# The debug kernel (KASAN, lockdep, kmemleak, UBSAN; tools/testing/vm/
+# debug_kernel.sh) runs what it can see and TCG can time on it: the
+# module, the tty, framing, netlink, hangup, and the concurrency stress.
+DEBUG_TESTS="module_test ldisc_test framing_test netlink_test hangup_test stress_test"
+for kver in $(sed -n 's/^KVER_[0-9A-Z]* := //p' "$CACHE/kernels.mk"); do
+	case $kver in *-gpsphc-debug) tests=$DEBUG_TESTS ;; *) tests= ;; esac
+	if GPSPHC_TESTS=$tests sh "$TOP/tools/testing/vm/build.sh" "$kver" >"$CACHE/build-$kver.log" 2>&1; then
 		echo "ok [$kver] build gpsphc.ko and the test initramfs" | tee -a "$results"
 		step "$kver" sh "$TOP/tools/testing/vm/run.sh" "$kver" check "$VM_TIMEOUT"
 	else

@@ -28,7 +28,7 @@ set +e
 timeout -k 5 "$TIMEOUT" qemu-system-x86_64 -accel tcg,thread=single -cpu max -smp 2 -m 1024 \
 	-nographic -no-reboot -nodefaults -serial stdio \
 	-kernel "$CACHE/kernel-$KVER/boot/vmlinuz-$KVER" -initrd "$OUT/initramfs.cpio.gz" \
-	-append "console=ttyS0 loglevel=3 panic=-1 oops=panic gpsphc.mode=$MODE" \
+	-append "console=ttyS0 slub_debug=FZPU loglevel=3 panic=-1 oops=panic gpsphc.mode=$MODE" \
 	</dev/null | tr -d '\r' | tee "$log"
 rc=$?
 set -e
