@@ -5,8 +5,8 @@
  * they include this header instead of <linux/types.h>.
  *
  * In the kernel it gives the kernel's own u8..s64, bool, size_t and NULL,
- * and the helpers the pure files use (bitops.h, math64.h, minmax.h,
- * math.h, overflow.h, string.h); on the host the same names, from the C11 standard
+ * and the arithmetic helpers the pure files use (math64.h, minmax.h,
+ * math.h, overflow.h); on the host the same names, from the C11 standard
  * headers and small definitions here that behave like the kernel's for
  * the values the pure files pass them.
  */
@@ -16,14 +16,13 @@
 #ifdef __KERNEL__
 
 #include <linux/types.h>
-#include <linux/bitops.h>
 #include <linux/limits.h>
 #include <linux/stddef.h>
 #include <linux/math.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/overflow.h>
-#include <linux/string.h>
+#include <linux/sort.h>
 
 #else /* !__KERNEL__ */
 
@@ -31,7 +30,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 typedef uint8_t u8;
 typedef uint16_t u16;
@@ -62,10 +60,8 @@ typedef int64_t s64;
 #define check_sub_overflow(a, b, d)	__builtin_sub_overflow(a, b, d)
 #define check_mul_overflow(a, b, d)	__builtin_mul_overflow(a, b, d)
 
-static inline int fls64(u64 x)
-{
-	return x ? 64 - __builtin_clzll(x) : 0;
-}
+/* lib/sort.c's sort(), without its swap function */
+#define sort(base, num, size, cmp, swap)	qsort(base, num, size, cmp)
 
 static inline u64 div_u64_rem(u64 dividend, u32 divisor, u32 *remainder)
 {

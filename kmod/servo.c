@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * gpsphc clock servo: counts seconds from the PPS edges, ties the count to
- * TAI with labels, estimates the pulses with a bank of Kalman filters and
- * steers the clock to the estimate. Pure
+ * TAI with labels, and steers the clock with a gear-shifting PI loop. Pure
  * C, no kernel calls: see servo.h for the contract and the units, and
  * servo_internal.h for how the files split the work. This one holds the
  * settings, the entry points and what every call returns.
@@ -20,6 +19,7 @@
 /* Offsets reported */
 #define SV_REPORT_LIMIT		4611686018427387904LL	/* 2^62 */
 /* Limits of the settings */
+#define SV_GAIN_LIMIT		(2U << 16)
 #define SV_OUTLIER_K_LIMIT	1000
 #define SV_OUTLIER_MAX_LIMIT	1000
 #define SV_CONFIRM_LIMIT	255
@@ -27,6 +27,12 @@
 
 static void sv_sanitize_input(struct gpsphc_servo_input_cfg *ic)
 {
+	if (ic->kp > SV_GAIN_LIMIT)
+		ic->kp = SV_GAIN_LIMIT;
+	if (ic->ki > SV_GAIN_LIMIT)
+		ic->ki = SV_GAIN_LIMIT;
+	if (ic->max_gear > GPSPHC_SERVO_MAX_GEAR)
+		ic->max_gear = GPSPHC_SERVO_MAX_GEAR;
 	if (ic->outlier_k > SV_OUTLIER_K_LIMIT)
 		ic->outlier_k = SV_OUTLIER_K_LIMIT;
 	ic->outlier_min_ns = min_t(u64, ic->outlier_min_ns, SV_OFF_LIMIT);
@@ -61,12 +67,18 @@ void gpsphc_servo_default_cfg(struct gpsphc_servo_cfg *cfg)
 {
 	*cfg = (struct gpsphc_servo_cfg){
 		.pps = {
-			.outlier_k = 3,
+			.kp = 45875,		/* 0.7 */
+			.ki = 19661,		/* 0.3 */
+			.max_gear = 4,
+			.outlier_k = 8,
 			.outlier_min_ns = 5000,
 			.lock_ns = 10000,
 		},
 		.coarse = {
-			.outlier_k = 3,
+			.kp = 45875,
+			.ki = 19661,
+			.max_gear = 4,
+			.outlier_k = 8,
 			.outlier_min_ns = 20000000,
 			.lock_ns = 20000000,
 		},
@@ -132,7 +144,7 @@ void gpsphc_servo_edge(struct gpsphc_servo *s, enum gpsphc_servo_input kind,
 {
 	struct gpsphc_servo_edge_rec rec = { .key = raw_ns, .raw = raw_ns };
 	bool switched = false;
-	u64 gap, tai = 0;
+	u64 gap, tai;
 	s64 off;
 
 	gpsphc_sv_out_begin(s, out);
@@ -178,27 +190,24 @@ void gpsphc_servo_edge(struct gpsphc_servo *s, enum gpsphc_servo_input kind,
 	s->counters.edges++;
 	out->flags |= GPSPHC_SERVO_OUT_USED;
 	out->edge_num = rec.num;
-	if (switched) {
-		/* Another kind of input, another phase: start again. */
-		gpsphc_sv_est_reset(s);
-		gpsphc_sv_relock(s);
-	}
-	if (s->labelled) {
-		tai = s->tai_base + rec.num;
-		out->tai_sec = tai;
-		out->flags |= GPSPHC_SERVO_OUT_LABELLED;
-	}
+	if (!s->labelled)
+		goto out;
+
+	tai = s->tai_base + rec.num;
+	out->tai_sec = tai;
+	out->flags |= GPSPHC_SERVO_OUT_LABELLED;
 	/* Edges compete for the second: keep the count, not the phase. */
 	if (!rec.coarse && rec.raw < s->storm_until)
 		goto out;
-	if (s->labelled) {
-		off = sv_sat_sub(phc_ns, sv_tai_ns(tai));
-		s->offset_ns = sv_clamp(off, SV_REPORT_LIMIT);
-		if (s->state != GPSPHC_SERVO_HOLDOVER &&
-		    gap > s->cfg.holdover_timeout_ns)
-			gpsphc_sv_enter_holdover(s, rec.raw, out);
-	}
-	gpsphc_sv_loop(s, &rec, phc_ns, out);
+	off = sv_sat_sub(phc_ns, sv_tai_ns(tai));
+	s->offset_ns = sv_clamp(off, SV_REPORT_LIMIT);
+
+	if (s->state != GPSPHC_SERVO_HOLDOVER &&
+	    gap > s->cfg.holdover_timeout_ns)
+		gpsphc_sv_enter_holdover(s, out);
+	if (switched)
+		gpsphc_sv_relock(s, 0);
+	gpsphc_sv_loop(s, &rec, off, out);
 out:
 	gpsphc_sv_out_end(s, out);
 }
@@ -207,19 +216,12 @@ void gpsphc_servo_tick(struct gpsphc_servo *s, u64 now_raw_ns,
 		       struct gpsphc_servo_out *out)
 {
 	u64 since = sv_since(now_raw_ns, s->last_raw);
-	bool steering = s->state == GPSPHC_SERVO_LOCKING ||
-			s->state == GPSPHC_SERVO_LOCKED;
 
 	gpsphc_sv_out_begin(s, out);
-	if (steering && since > s->cfg.holdover_timeout_ns)
-		gpsphc_sv_enter_holdover(s, now_raw_ns, out);
-	else if (s->state == GPSPHC_SERVO_HOLDOVER ||
-		 (steering && since > SV_NSEC + SV_HALF_SEC / 2))
-		/*
-		 * An edge is missing: what the last rate was to correct by
-		 * the edge must not run on. The estimate's rate, at now.
-		 */
-		gpsphc_sv_coast(s, now_raw_ns, out);
+	if ((s->state == GPSPHC_SERVO_LOCKING ||
+	     s->state == GPSPHC_SERVO_LOCKED) &&
+	    since > s->cfg.holdover_timeout_ns)
+		gpsphc_sv_enter_holdover(s, out);
 	if (s->state == GPSPHC_SERVO_HOLDOVER)
 		out->holdover_ns = since;
 	gpsphc_sv_out_end(s, out);
@@ -230,6 +232,7 @@ void gpsphc_servo_reset(struct gpsphc_servo *s)
 	s->state = GPSPHC_SERVO_UNLOCKED;
 	s->labelled = false;
 	s->pending.n = 0;
+	s->rejects = 0;
 	s->lock_run = 0;
 	s->offset_ns = 0;
 	gpsphc_sv_rms_clear(s);

@@ -29,6 +29,8 @@
  * - adj: rate correction in 2^-16 ppb (s64): 65536 is 1 ppb, i.e. the
  *   clock gains 1 ns per 1e9 ns of raw time. adjfine()'s scaled_ppm is
  *   the same number divided by 1000.
+ * - gains (kp, ki): 2^-16 ppb per ns of offset (u32), i.e. the fraction of
+ *   the offset corrected per second, times 65536: 45875 is 0.7.
  *
  * The servo counts seconds by itself: each edge gets an edge number, one
  * more than the previous edge's plus the pulses missed between them,
@@ -39,43 +41,21 @@
  * disagrees must be repeated (see &gpsphc_servo_cfg.confirm_n) before it
  * moves the clock.
  *
- * How it steers (servo_est.c, servo_loop.c): an estimator follows the
- * pulses in raw time, labelled or not: where the next edge will truly
- * come, and the raw ns per true second. It is a bank of Kalman filters
- * that differ only in how fast they believe the host's oscillator can
- * wander, from not at all to a new rate every few seconds, some with a
- * rate drift (a thermal ramp) in their state; each is scored by how well
- * it predicted every input, and their predictions are averaged with
- * weights that fall off with the score (e^-score). So a steady
- * oscillator gets an average over an hour of edges, a ramp or a step the
- * fast filters, with no gain schedule to tune: the data decide. The noise
- * of the captures is measured from the inputs themselves (second
- * differences). The first GPSPHC_SERVO_START inputs after a (re)start,
- * before the noise is known, are fitted robustly instead (medians, then
- * least squares on the inputs near them), and the bank seeded from the
- * fit. Then an input the prediction puts beyond outlier_k sigmas (and
- * outlier_min_ns) is held, not taken: the next input decides whether it
- * was a latency spike (dropped) or the start of a change (taken, with the
- * held ones). Once labelled, the clock is steered to read the next
- * second exactly where the estimator predicts its edge: the rate that gets
- * it there from the edge just seen (or a step, while locking, if no rate
- * within max_ppb can).
- *
  * States (enum gpsphc_servo_state, uapi):
  *
  * - %GPSPHC_SERVO_UNLOCKED: no label yet (or since gpsphc_servo_reset()).
- *   Edges are counted, kept and estimated; the clock is left alone.
- * - %GPSPHC_SERVO_LOCKING: labelled, not yet locked: a correction no rate
- *   within max_ppb can make in a second, or an offset above
- *   &gpsphc_servo_cfg.step_threshold_ns, is stepped.
- * - %GPSPHC_SERVO_LOCKED: the clock's error at the last
- *   %GPSPHC_SERVO_LOCK_EDGES edges, as the estimator judges it, was
- *   within the input's lock_ns. Never stepped by an offset.
+ *   Edges are counted and kept, the clock is left alone.
+ * - %GPSPHC_SERVO_LOCKING: labelled; the loop runs with fast gains and
+ *   any offset above &gpsphc_servo_cfg.step_threshold_ns is stepped.
+ * - %GPSPHC_SERVO_LOCKED: the last %GPSPHC_SERVO_LOCK_EDGES offsets were
+ *   within the input's lock_ns. Outliers are rejected; the gains shift
+ *   down to slower ones while the offsets show no trend, back up when they
+ *   do.
  * - %GPSPHC_SERVO_HOLDOVER: no edge for holdover_timeout_ns: the clock
- *   runs at the estimator's rate as of the loss (its drift carried to
- *   then, not beyond: unchecked, a drift grows without bound). The
- *   first edge back is screened like any other; taken, it resumes the
- *   state before the loss.
+ *   keeps the loop's frequency estimate (its integral term). The next edge
+ *   resumes the state before the loss (LOCKED or LOCKING) if its offset is
+ *   within the outlier bound, else LOCKING
+ *   (stepping if the offset is above the step threshold).
  */
 #ifndef _GPSPHC_SERVO_H
 #define _GPSPHC_SERVO_H
@@ -91,15 +71,8 @@
 #define GPSPHC_SERVO_RMS_EDGES		64
 /* Consecutive offsets within lock_ns that make LOCKING become LOCKED. */
 #define GPSPHC_SERVO_LOCK_EDGES		4
-/* The estimator's bank: rate models (phase, rate) and drift models */
-#define GPSPHC_SERVO_RATE_MODELS	13
-#define GPSPHC_SERVO_DRIFT_MODELS	5
-#define GPSPHC_SERVO_MODELS		(GPSPHC_SERVO_DRIFT_MODELS + \
-					 GPSPHC_SERVO_RATE_MODELS)
-/* Outliers held, awaiting the input that decides what they were */
-#define GPSPHC_SERVO_HELD		4
-/* The first inputs after a (re)start, fitted robustly */
-#define GPSPHC_SERVO_START		16
+/* Slowest gear: gains down to kp / 2^8, ki / 4^8. */
+#define GPSPHC_SERVO_MAX_GEAR		8
 /* Largest max_ppb accepted: 1000 ppm. */
 #define GPSPHC_SERVO_MAX_PPB_LIMIT	1000000
 /* adj units per ppb */
@@ -117,17 +90,24 @@ enum gpsphc_servo_input {
 };
 
 /**
- * struct gpsphc_servo_input_cfg - settings for one kind of input
- * @outlier_k: an input later than the estimator predicts by more than
- *	@outlier_k of its sigmas (predicted error and capture noise), and by
- *	more than @outlier_min_ns, is held as a possible latency spike; one
- *	earlier than predicted by twice that (it cannot be latency) too. 0
- *	disables outlier rejection; at most 1000.
- * @outlier_min_ns: prediction errors within this are never outliers.
- * @lock_ns: the clock's error (as the estimator judges it) within this at
- *	%GPSPHC_SERVO_LOCK_EDGES edges in a row makes LOCKED.
+ * struct gpsphc_servo_input_cfg - loop settings for one kind of input
+ * @kp: proportional gain of the fastest gear, 2^-16 ppb per ns (0.7 is
+ *	45875); at most 2 << 16.
+ * @ki: integral gain of the fastest gear, 2^-16 ppb per ns (0.3 is
+ *	19661); at most 2 << 16.
+ * @max_gear: slowest gear the loop shifts down to: gear g uses kp >> g
+ *	and ki >> 2g (the same damping, a time constant 2^g times longer).
+ *	0 keeps the gains fixed; at most %GPSPHC_SERVO_MAX_GEAR.
+ * @outlier_k: in LOCKED, an offset beyond @outlier_k times the filtered
+ *	RMS offset (and beyond @outlier_min_ns) is rejected; 0 disables
+ *	outlier rejection. At most 1000.
+ * @outlier_min_ns: offsets within this are never outliers.
+ * @lock_ns: offsets within this count towards LOCKED.
  */
 struct gpsphc_servo_input_cfg {
+	u32 kp;
+	u32 ki;
+	u32 max_gear;
 	u32 outlier_k;
 	u64 outlier_min_ns;
 	u64 lock_ns;
@@ -144,9 +124,8 @@ struct gpsphc_servo_input_cfg {
  *	errors are never stepped from offsets: only labels move the count.
  * @max_ppb: largest rate correction, ppb (the clock's max_adj); at most
  *	%GPSPHC_SERVO_MAX_PPB_LIMIT.
- * @outlier_max: consecutive outliers held; the next one is taken with
- *	them as a change (relock: LOCKING). At least 1. Fewer are needed
- *	when the inputs after the first line up with it as a rate change.
+ * @outlier_max: consecutive outliers rejected; the next one is accepted
+ *	and the loop relocks (LOCKING, fastest gear). At least 1.
  * @confirm_n: labels in a row, disagreeing with the count by the same
  *	whole seconds, needed before the count (and the clock) moves;
  *	1..255.
@@ -187,8 +166,8 @@ struct gpsphc_servo_cfg {
  *	they never move the clock.
  * @ignored: sentence starts that were not used: not the first of their
  *	burst, or a PPS is (or lately was) present.
- * @outliers: inputs rejected as latency outliers (held, then dropped).
- * @relocks: times held inputs were taken as a change (relock).
+ * @outliers: offsets rejected as latency outliers.
+ * @relocks: times @outlier_max consecutive outliers made the loop relock.
  * @labels: labels accepted (set, agreeing, disagreeing).
  * @labels_refused: labels refused (gpsphc_servo_label() returned a
  *	refusal).
@@ -319,90 +298,6 @@ struct gpsphc_servo_confirm {
 };
 
 /**
- * struct gpsphc_servo_model - one Kalman filter of the estimator (internal)
- * @x: its state at the anchor (the last input taken): the true edge's raw
- *	time less the anchor's capture (2^-16 ns), the raw ns of a true
- *	second (2^-16 ns) and, in a drift model, that period's change per
- *	second (2^-32 ns).
- * @p: its covariance in units of the capture noise's variance (time in
- *	seconds), 2^-48: entries 00 01 02 11 12 22.
- * @k: the gains of its last update, 2^-48.
- * @s: the variance of its prediction a second ahead, plus the capture's,
- *	in the same units, 2^-48.
- * @inv_s: 1 / @s, 2^-32.
- * @half_ln_s: half the natural logarithm of @s, 2^-16.
- * @score: the evidence against it, relative to the best model's, 2^-16
- *	nats (how much less likely the inputs made it).
- * @weight: its weight in the estimate, e^-@score in 2^-16.
- * @converged: @p, @k, @s are at their steady state for inputs a second
- *	apart, and need no update while the inputs keep coming so.
- */
-struct gpsphc_servo_model {
-	s64 x[3];
-	s64 p[6];
-	s64 k[3];
-	s64 s;
-	u64 inv_s;
-	s64 half_ln_s;
-	s64 score;
-	u32 weight;
-	bool converged;
-};
-
-/**
- * struct gpsphc_servo_est - the estimator of the pulses (internal)
- * @model: the bank; see servo_est.c for which is which.
- * @taken: inputs taken since the estimator (re)started, up to 2^32 - 1.
- * @anchor_raw: the capture of the last input taken, raw ns.
- * @anchor_num: its edge number.
- * @prev_raw: the capture of the input taken before it; with @prev_num,
- *	for the second differences that measure the capture noise.
- * @prev_num: its edge number.
- * @noise: the captures' noise variance, ns^2, from second differences of
- *	inputs a second apart.
- * @noise_n: second differences in @noise, up to SV_NOISE_EDGES.
- * @held: inputs held in a row as outliers, awaiting a decision.
- * @held_raw: the captures of the first GPSPHC_SERVO_HELD of them.
- * @held_num: their edge numbers.
- * @held_err: the first one's prediction error, ns.
- * @start_n: inputs in @start_raw: the first GPSPHC_SERVO_START since the
- *	estimator (re)started, outliers too; GPSPHC_SERVO_START once the
- *	bank is on its own.
- * @start_raw: their captures, raw ns.
- * @start_num: their edge numbers.
- * @best: the model with the lowest score.
- * @phase: the estimate, at the anchor: the true edge less the capture,
- *	2^-16 ns.
- * @next_phase: the estimate of the next edge, a second on, from the
- *	anchor's capture, 2^-16 ns.
- * @period: the estimate of the raw ns of a true second at the anchor,
- *	2^-16 ns.
- * @next_period: the same a second on.
- */
-struct gpsphc_servo_est {
-	struct gpsphc_servo_model model[GPSPHC_SERVO_MODELS];
-	u32 best;
-	s64 phase;
-	s64 next_phase;
-	s64 period;
-	s64 next_period;
-	u32 taken;
-	u64 anchor_raw;
-	u64 anchor_num;
-	u64 prev_raw;
-	u64 prev_num;
-	u64 noise;
-	u32 noise_n;
-	u32 held;
-	u64 held_raw[GPSPHC_SERVO_HELD];
-	u64 held_num[GPSPHC_SERVO_HELD];
-	s64 held_err;
-	u32 start_n;
-	u64 start_raw[GPSPHC_SERVO_START];
-	u64 start_num[GPSPHC_SERVO_START];
-};
-
-/**
  * struct gpsphc_servo - per-device servo state, embedded by its user
  * @cfg: settings, sanitised; change them with gpsphc_servo_configure().
  * @counters: statistics; see struct gpsphc_servo_counters.
@@ -418,11 +313,20 @@ struct gpsphc_servo_est {
  * @pps_seen: a PPS edge came since init.
  * @last_sentence_raw: raw time of the last sentence start, any.
  * @sentence_seen: @last_sentence_raw is valid.
- * @freq: the estimator's rate: the clock's rate correction that makes it
- *	tick 1e9 ns per true second, 2^-16 ppb, within max_ppb.
+ * @freq: the loop's integral term, the frequency estimate, 2^-16 ppb.
  * @adj: the rate correction last asked for, 2^-16 ppb.
+ * @est_n: inputs the history estimate of @freq used at the first label,
+ *	or since while LOCKING (0: none).
  * @offset_ns: offset at the last labelled input.
- * @lock_run: edges in a row with the clock's judged error within lock_ns.
+ * @gear: current gear, 0 fastest.
+ * @gear_edges: accepted offsets since the gear last changed.
+ * @var: mean square of the accepted offsets since the last relock or
+ *	lock, ns^2, then filtered 1/16 per edge.
+ * @var_n: offsets in @var, up to 16.
+ * @prev_off: previous accepted offset, ns, saturated to +-2^40.
+ * @trend_run: offsets in a row beyond 2 RMS, the same way.
+ * @rejects: outliers in a row.
+ * @lock_run: offsets in a row within lock_ns.
  * @pending_d: seconds by which the pending labels disagree.
  * @pending: how far the labels for @pending_d are confirmed.
  * @off_phase_raw: raw time of the last PPS edge off the predicted phase.
@@ -431,11 +335,10 @@ struct gpsphc_servo_est {
  *	by counters.spurious.
  * @storm_until: raw time until which counted PPS edges do not steer the
  *	clock: a spurious edge came close to a second (edges compete).
- * @est: the estimator.
  * @hist: the last inputs, oldest first from @hist_head.
  * @hist_head: index of the oldest entry of @hist.
  * @hist_len: entries in @hist.
- * @rms_ring: the last offsets, ns, saturated to +-2^28.
+ * @rms_ring: the last accepted offsets, ns, saturated to +-2^28.
  * @rms_pos: next slot of @rms_ring.
  * @rms_len: valid entries in @rms_ring.
  * @rms_sum: sum of the squares of the valid entries, ns^2.
@@ -458,7 +361,15 @@ struct gpsphc_servo {
 	bool sentence_seen;
 	s64 freq;
 	s64 adj;
+	u32 est_n;
 	s64 offset_ns;
+	u32 gear;
+	u32 gear_edges;
+	u64 var;
+	u32 var_n;
+	s64 prev_off;
+	u32 trend_run;
+	u32 rejects;
 	u32 lock_run;
 	s64 pending_d;
 	struct gpsphc_servo_confirm pending;
@@ -466,7 +377,6 @@ struct gpsphc_servo {
 	u32 off_phase_run;
 	u64 spurious_raw[GPSPHC_SERVO_SPURIOUS_KEEP];
 	u64 storm_until;
-	struct gpsphc_servo_est est;
 	struct gpsphc_servo_edge_rec hist[GPSPHC_SERVO_HISTORY];
 	u32 hist_head;
 	u32 hist_len;
@@ -481,9 +391,11 @@ struct gpsphc_servo {
  * gpsphc_servo_default_cfg() - fill in the default settings
  * @cfg: the settings to fill.
  *
- * PPS: outliers beyond 3 sigmas late (6 early) and 5 us, lock within
- * 10 us. Coarse: outliers beyond 3 sigmas and 20 ms, lock within 20 ms.
- * Step threshold 20 ms, 500 ppm, 3 outliers held before a relock, 3
+ * PPS: kp 0.7, ki 0.3 (linuxptp's hardware-timestamping PI gains) in the
+ * fastest gear, down to gear 4 (kp 0.044, ki 0.0012: a time constant of
+ * about 30 s), outliers beyond 8 x RMS and 5 us, lock within 10 us.
+ * Coarse: the same gears, outliers beyond 8 x RMS and 20 ms, lock within
+ * 20 ms. Step threshold 20 ms, 500 ppm, 3 outliers before a relock, 3
  * confirmations, holdover after 2.5 s, no receiver latency, sentence gap
  * 200 ms, coarse inputs after 600 s without PPS.
  */
@@ -512,8 +424,8 @@ void gpsphc_servo_configure(struct gpsphc_servo *s,
  *
  * For when someone else moved the clock (settime, adjtime, adjfine): the
  * tie between the count and the clock no longer holds. The edge history,
- * the count, the estimator (it lives in raw time, which nobody moved) and
- * the counters are kept, so the next label sets the clock at once.
+ * the count, the frequency estimate and the counters are kept, so the
+ * next label sets the clock at once.
  */
 void gpsphc_servo_reset(struct gpsphc_servo *s);
 
@@ -531,8 +443,7 @@ void gpsphc_servo_reset(struct gpsphc_servo *s);
  *
  * Counts the input as a second (or refuses it: a spurious PPS edge, a
  * sentence start that is not the first of its burst or that a PPS makes
- * useless), records it for labels, gives it to the estimator (which may
- * hold it as an outlier), and once labelled steers the clock.
+ * useless), records it for labels, and once labelled runs the loop on it.
  * Call it in time order with gpsphc_servo_label() and gpsphc_servo_tick().
  */
 void gpsphc_servo_edge(struct gpsphc_servo *s, enum gpsphc_servo_input kind,
@@ -548,9 +459,8 @@ void gpsphc_servo_edge(struct gpsphc_servo *s, enum gpsphc_servo_input kind,
  * @out: filled in; apply its @step_ns and @adj as the flags say.
  *
  * The first label (after init or reset) sets the clock: the step in @out
- * makes it read the labelled second where the estimator puts that
- * input's true edge (at the capture, before it has two inputs), carried
- * to now at the estimator's rate, which @out's @adj applies. Later
+ * makes it read the labelled second at the input, carried to now at the
+ * frequency estimated from the history, which @out's @adj applies. Later
  * labels are checked against the count; see enum
  * gpsphc_servo_label_result.
  *
@@ -579,10 +489,8 @@ bool gpsphc_servo_confirm(struct gpsphc_servo_confirm *c, bool same, u64 num,
  * @out: filled in; apply its @adj as the flags say.
  *
  * Enters HOLDOVER when no input was counted for holdover_timeout_ns; call
- * it a few times a second (a timer or worker). Once an edge is overdue
- * (no input for 1.25 s) the clock gets the estimator's rate for now, so
- * the correction meant to end at the missing edge does not run on; in
- * HOLDOVER the rate follows the estimate's drift.
+ * it a few times a second (a timer or worker), so the proportional term of
+ * the last correction does not run on.
  */
 void gpsphc_servo_tick(struct gpsphc_servo *s, u64 now_raw_ns,
 		       struct gpsphc_servo_out *out);

@@ -29,7 +29,7 @@
  * @d * @adj / (1e9 * 2^16): what a clock running @adj (2^-16 ppb, within
  * +-2^36) gains over @d raw ns. Exact to 1 ns up to 2^25 s, then to 1 ppb.
  */
-s64 gpsphc_sv_scale(u64 d, s64 adj)
+static s64 sv_scale(u64 d, s64 adj)
 {
 	u32 rem, ms, sub;
 	u64 q = div_u64_rem(d, SV_NSEC, &rem);
@@ -47,7 +47,7 @@ s64 gpsphc_sv_scale(u64 d, s64 adj)
 /* Raw interval @d on a clock running @adj, saturated */
 u64 gpsphc_sv_raw_to_true(u64 d, s64 adj)
 {
-	s64 c = gpsphc_sv_scale(d, adj);
+	s64 c = sv_scale(d, adj);
 
 	if (c < 0)
 		return d - min_t(u64, d, sv_mag(c));
@@ -85,8 +85,7 @@ static u64 sv_phase_error(const struct gpsphc_servo *s, s64 phc_ns, u64 dtrue)
 {
 	u32 rem;
 
-	/* The clock waits, not following, while the estimator holds inputs */
-	if (s->labelled && s->state != GPSPHC_SERVO_UNLOCKED && !s->est.held) {
+	if (s->labelled && s->state != GPSPHC_SERVO_UNLOCKED) {
 		div_u64_rem(sv_mag(phc_ns), SV_NSEC, &rem);
 		if (phc_ns < 0 && rem)
 			rem = SV_NSEC - rem;
@@ -151,7 +150,6 @@ static bool sv_count_pps(struct gpsphc_servo *s,
 		return false;
 	/* The new phase: what came before it says nothing about the rate. */
 	s->hist_len = 0;
-	gpsphc_sv_est_reset(s);
 	s->off_phase_run = 0;
 	s->counters.missed += n - 1;
 	rec->num = s->last_num + n;

@@ -9,10 +9,9 @@
  *   numbers, the history of counted inputs;
  * - servo_label.c: labels, and the confirmation a change of the count
  *   needs;
- * - servo_est.c: the estimator of the pulses in raw time (a bank of
- *   Kalman filters), which also screens the inputs for outliers;
- * - servo_loop.c: steering the clock to the estimate, the states, lock
- *   and holdover.
+ * - servo_est.c: the robust estimate of the pulses' rate and phase from
+ *   the history;
+ * - servo_loop.c: the loop that steers the clock, and holdover.
  *
  * Nothing here is for the servo's users: they include servo.h.
  */
@@ -29,12 +28,11 @@
 #define SV_TAI_SEC_MAX		9223372035ULL
 /* Spurious edges remembered, to refuse their labels as such */
 #define SV_SPURIOUS_KEEP	GPSPHC_SERVO_SPURIOUS_KEEP
-/* What the estimator did with an input: gpsphc_sv_est_input() */
-enum {
-	SV_EST_TAKEN,		/* into the estimate */
-	SV_EST_HELD,		/* held as an outlier */
-	SV_EST_CHANGE,		/* taken with the held ones: a change */
-};
+/* Inputs in the history estimate that make it better than the loop's */
+#define SV_EST_GOOD		16
+/* ...and the gear the loop then starts in; one slower from a full history */
+#define SV_EST_GOOD_GEAR	2U
+#define SV_EST_FULL_GEAR	3U
 
 /* |@v| as u64: abs() of S64_MIN overflows. */
 static inline u64 sv_mag(s64 v)
@@ -98,7 +96,6 @@ void gpsphc_sv_set_adj(struct gpsphc_servo *s, s64 adj,
 		       struct gpsphc_servo_out *out);
 
 /* servo_count.c */
-s64 gpsphc_sv_scale(u64 d, s64 adj);
 u64 gpsphc_sv_raw_to_true(u64 d, s64 adj);
 void gpsphc_sv_hist_push(struct gpsphc_servo *s,
 			 const struct gpsphc_servo_edge_rec *rec);
@@ -107,26 +104,19 @@ bool gpsphc_sv_count(struct gpsphc_servo *s, struct gpsphc_servo_edge_rec *rec,
 		     s64 phc_ns, bool switched);
 
 /* servo_est.c */
-void gpsphc_sv_est_reset(struct gpsphc_servo *s);
-int gpsphc_sv_est_input(struct gpsphc_servo *s, u64 raw, u64 num, s64 *err);
-bool gpsphc_sv_est_ready(const struct gpsphc_servo *s);
-bool gpsphc_sv_est_noise_known(const struct gpsphc_servo *s);
-u64 gpsphc_sv_est_raw_at(const struct gpsphc_servo *s, u64 num, s64 *adj);
-s64 gpsphc_sv_est_adj_at(const struct gpsphc_servo *s, u64 raw);
-s64 gpsphc_sv_est_phase(const struct gpsphc_servo *s);
-u64 gpsphc_sv_est_sigma(const struct gpsphc_servo *s, u64 num);
+u32 gpsphc_sv_estimate(struct gpsphc_servo *s,
+		       const struct gpsphc_servo_edge_rec *at,
+		       s64 *freq, u64 *raw_at);
 
 /* servo_loop.c */
 void gpsphc_sv_rms_clear(struct gpsphc_servo *s);
 void gpsphc_sv_step(struct gpsphc_servo *s, s64 delta,
 		    struct gpsphc_servo_out *out);
-void gpsphc_sv_relock(struct gpsphc_servo *s);
-void gpsphc_sv_enter_holdover(struct gpsphc_servo *s, u64 now_raw,
+void gpsphc_sv_relock(struct gpsphc_servo *s, u32 gear);
+void gpsphc_sv_enter_holdover(struct gpsphc_servo *s,
 			      struct gpsphc_servo_out *out);
 void gpsphc_sv_loop(struct gpsphc_servo *s,
-		    const struct gpsphc_servo_edge_rec *rec, s64 phc_ns,
+		    const struct gpsphc_servo_edge_rec *rec, s64 off,
 		    struct gpsphc_servo_out *out);
-void gpsphc_sv_coast(struct gpsphc_servo *s, u64 now_raw,
-		     struct gpsphc_servo_out *out);
 
 #endif /* _GPSPHC_SERVO_INTERNAL_H */

@@ -8,22 +8,21 @@
 
 #include "servo_internal.h"
 
-/*
- * First label: tie the count to TAI, and set the clock: it reads the
- * labelled second at the estimator's edge for it (the capture itself if
- * there is no estimate yet), carried to now at the estimate's rate.
- */
+/* First label: tie the count to TAI, set the clock and the rate */
 static void sv_first_label(struct gpsphc_servo *s,
 			   const struct gpsphc_servo_edge_rec *rec,
 			   u64 tai_sec, u64 now_raw_ns, s64 now_phc_ns,
 			   struct gpsphc_servo_out *out)
 {
 	u64 raw_at = rec->raw, elapsed;
-	s64 truth, adj = s->freq;
+	s64 truth, freq;
+	u32 used;
 
-	if (gpsphc_sv_est_ready(s) && !rec->coarse == !s->coarse)
-		raw_at = gpsphc_sv_est_raw_at(s, rec->num, &adj);
-	elapsed = gpsphc_sv_raw_to_true(sv_since(now_raw_ns, raw_at), adj);
+	used = gpsphc_sv_estimate(s, rec, &freq, &raw_at);
+	if (used)
+		s->freq = freq;
+	s->est_n = used;
+	elapsed = gpsphc_sv_raw_to_true(sv_since(now_raw_ns, raw_at), s->freq);
 	truth = sv_sat_add(sv_tai_ns(tai_sec),
 			   (s64)min_t(u64, elapsed, SV_OFF_LIMIT));
 	s->tai_base = tai_sec - rec->num;
@@ -31,7 +30,9 @@ static void sv_first_label(struct gpsphc_servo *s,
 	s->pending.n = 0;
 	gpsphc_sv_step(s, sv_sat_sub(truth, now_phc_ns), out);
 	gpsphc_sv_set_adj(s, s->freq, out);
-	gpsphc_sv_relock(s);
+	/* A long history gives a good start: skip the fastest gears. */
+	gpsphc_sv_relock(s, used >= GPSPHC_SERVO_HISTORY ? SV_EST_FULL_GEAR :
+		  used >= SV_EST_GOOD ? SV_EST_GOOD_GEAR : 0);
 }
 
 bool gpsphc_servo_confirm(struct gpsphc_servo_confirm *c, bool same, u64 num,

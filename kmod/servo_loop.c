@@ -1,23 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gpsphc servo: steering the clock to the estimate (servo_est.c), the
- * states it goes through, and holdover. See servo.h.
- *
- * At each edge taken the clock is given the rate that makes it read the
- * next second exactly where the estimator predicts that edge (from the
- * edge just seen: the clock is known there, it is the caller's reading).
- * The estimate, not the capture, decides: the capture's noise reaches the
- * clock only through it.
+ * gpsphc servo: the loop that steers the clock from the offsets of
+ * labelled inputs, and holdover. See servo.h.
  */
 
 #include "servo_internal.h"
 
-/* The clock locks within lock_ns, or this many sigmas of the inputs */
-#define SV_LOCK_SIGMAS		3
-/* A correction beyond the rate's reach is stepped beyond these sigmas */
-#define SV_STEP_SIGMAS		8
 /* Offsets kept for the RMS */
 #define SV_RMS_LIMIT		268435456		/* 2^28 */
+/* Weight of the newest offset in @var, once the servo has seen 16 */
+#define SV_VAR_EDGES		16
+/* Trend detection, see gpsphc_sv_loop() */
+#define SV_TREND_LO		2
+#define SV_TREND_HI		3
+#define SV_TREND_RUN		3
+#define SV_TREND_GEAR		0
+#define SV_VAR_CLIP		3
+/* Accepted offsets in gear g before shifting to g + 1: 4 << g */
+#define SV_GEAR_HOLD		4U
 
 void gpsphc_sv_rms_clear(struct gpsphc_servo *s)
 {
@@ -42,6 +42,41 @@ static void sv_rms_add(struct gpsphc_servo *s, s64 off)
 	s->rms_ns = int_sqrt64(div_u64(s->rms_sum, s->rms_len));
 }
 
+/*
+ * Running mean of the squared offsets, then 1/16 per edge. Once it has
+ * a few, each square is clipped at (3 RMS)^2: the filter follows noise
+ * that grows, but a trend cannot hide itself by inflating the RMS.
+ */
+static void sv_var_add(struct gpsphc_servo *s, s64 off)
+{
+	u64 m = sv_mag(sv_clamp(off, SV_RMS_LIMIT));
+	u64 sq = m * m;
+	u32 w;
+
+	if (s->var_n >= GPSPHC_SERVO_LOCK_EDGES &&
+	    sq > SV_VAR_CLIP * SV_VAR_CLIP * s->var)
+		sq = SV_VAR_CLIP * SV_VAR_CLIP * s->var;
+	if (s->var_n < SV_VAR_EDGES)
+		s->var_n++;
+	w = s->var_n;
+	if (sq >= s->var)
+		s->var += div_u64(sq - s->var, w);
+	else
+		s->var -= div_u64(s->var - sq, w);
+}
+
+static u64 sv_sigma(const struct gpsphc_servo *s)
+{
+	return int_sqrt64(s->var);
+}
+
+static u64 sv_outlier_bound(const struct gpsphc_servo *s)
+{
+	const struct gpsphc_servo_input_cfg *ic = sv_icfg(s);
+
+	return max_t(u64, ic->outlier_min_ns, ic->outlier_k * sv_sigma(s));
+}
+
 void gpsphc_sv_step(struct gpsphc_servo *s, s64 delta,
 		    struct gpsphc_servo_out *out)
 {
@@ -49,135 +84,179 @@ void gpsphc_sv_step(struct gpsphc_servo *s, s64 delta,
 	out->flags |= GPSPHC_SERVO_OUT_STEP;
 	s->counters.steps++;
 	gpsphc_sv_rms_clear(s);
+	s->prev_off = 0;
 	s->lock_run = 0;
 }
 
-/* Locking again: a change, a switch of input, a new label */
-void gpsphc_sv_relock(struct gpsphc_servo *s)
+/* Back to the fastest gear, converging again */
+void gpsphc_sv_relock(struct gpsphc_servo *s, u32 gear)
 {
-	if (s->labelled)
-		s->state = GPSPHC_SERVO_LOCKING;
+	s->state = GPSPHC_SERVO_LOCKING;
+	s->gear = min_t(u64, gear, sv_icfg(s)->max_gear);
+	s->gear_edges = 0;
 	s->lock_run = 0;
+	s->rejects = 0;
+	s->var_n = 0;
+	s->prev_off = 0;
 }
 
 /*
- * The rate of the estimate at @now: what the clock holds with no edge.
- * In holdover, the rate it entered with: a drift carried on without
- * edges to check it would grow into the clock's largest error.
+ * The rate to hold: the loop's integral term, unless the loop is still in
+ * its fast gears, where each noisy offset moves that term by ki times
+ * the offset; then the history's fit over the last inputs is the better
+ * estimate of the receiver's rate.
  */
-void gpsphc_sv_coast(struct gpsphc_servo *s, u64 now_raw,
-		     struct gpsphc_servo_out *out)
-{
-	if (gpsphc_sv_est_ready(s) && s->state != GPSPHC_SERVO_HOLDOVER)
-		s->freq = gpsphc_sv_est_adj_at(s, now_raw);
-	gpsphc_sv_set_adj(s, s->freq, out);
-}
-
-void gpsphc_sv_enter_holdover(struct gpsphc_servo *s, u64 now_raw,
+void gpsphc_sv_enter_holdover(struct gpsphc_servo *s,
 			      struct gpsphc_servo_out *out)
 {
-	gpsphc_sv_coast(s, now_raw, out);
+	struct gpsphc_servo_edge_rec *last = NULL;
+	u64 raw_at;
+	s64 freq;
+	u32 i;
+
+	/* The newest counted input is the last one, s->last_raw's. */
+	for (i = s->hist_len; i-- > 0 && !last;)
+		if (gpsphc_sv_hist_at(s, i)->counted)
+			last = gpsphc_sv_hist_at(s, i);
+	if (s->gear < SV_EST_FULL_GEAR && last &&
+	    gpsphc_sv_estimate(s, last, &freq, &raw_at) >= SV_EST_GOOD)
+		s->freq = freq;
 	s->before_holdover = s->state;
 	s->state = GPSPHC_SERVO_HOLDOVER;
 	s->counters.holdovers++;
+	gpsphc_sv_set_adj(s, s->freq, out);
 }
 
 /*
- * Give the clock, which reads @phc_ns at the capture of @rec, the rate
- * that makes it read second @rec->num + 1 at the edge the estimator
- * predicts for it; or, while locking, when no rate within max_ppb can or
- * the step threshold says so, step it there and give it the estimate's
- * rate.
+ * Labelled with little history (fewer than SV_EST_GOOD inputs): while the
+ * history grows, its estimates of the rate and of the phase beat what a
+ * loop can learn from so few offsets, so they drive the clock directly:
+ * the rate is the estimate's, and the estimated phase error is taken out
+ * over the next second. False if the history gave no better estimate.
  */
-static void sv_steer(struct gpsphc_servo *s,
-		     const struct gpsphc_servo_edge_rec *rec, s64 phc_ns,
+static bool sv_early(struct gpsphc_servo *s,
+		     const struct gpsphc_servo_edge_rec *rec, s64 off,
 		     struct gpsphc_servo_out *out)
 {
-	u64 tai = s->tai_base + rec->num + 1, next, span;
-	s64 max = sv_max_adj(s), need, d, adj, rate;
+	u64 raw_at = rec->raw;
+	s64 freq, phase;
+	u32 used;
 
-	/* The clock must gain d ns over the span to the next edge */
-	next = gpsphc_sv_est_raw_at(s, rec->num + 1, &rate);
-	span = clamp_t(u64, sv_since(next, rec->raw), SV_HALF_SEC,
-		       SV_NSEC + SV_HALF_SEC);
-	need = sv_sat_sub(sv_tai_ns(tai), phc_ns);
-	d = sv_clamp(sv_sat_sub(need, (s64)span), (s64)span);
-	/* |d| <= span: the quotient is at most 2^16 * 1e9 */
-	adj = (s64)mul_u64_u64_div_u64(sv_mag(d), 65536ULL * SV_NSEC, span);
-	if (d < 0)
-		adj = -adj;
-	/*
-	 * While locking, a correction above the step threshold is stepped;
-	 * so is one no rate can make in a second, once the inputs' noise is
-	 * known and the correction well beyond it (else the rate slews at
-	 * its limit: the first edges' latency is no reason to step).
-	 */
-	if (s->state == GPSPHC_SERVO_LOCKING &&
-	    (sv_mag(d) > s->cfg.step_threshold_ns ||
-	     (sv_mag(adj) > (u64)max && gpsphc_sv_est_noise_known(s) &&
-	      sv_mag(d) > SV_STEP_SIGMAS *
-	      gpsphc_sv_est_sigma(s, rec->num + 1)))) {
-		/* At the estimate's rate, the clock gets there by this step */
-		gpsphc_sv_step(s, sv_sat_sub(d, gpsphc_sv_scale(span, rate)), out);
-		adj = rate;
-	}
-	gpsphc_sv_set_adj(s, adj, out);
+	used = gpsphc_sv_estimate(s, rec, &freq, &raw_at);
+	if (used <= s->est_n)
+		return false;
+	s->est_n = used;
+	s->freq = freq;
+	phase = sv_clamp(sv_sat_add(off, (s64)(raw_at - rec->raw)),
+			 SV_OFF_LIMIT);
+	gpsphc_sv_set_adj(s, freq - phase * GPSPHC_SERVO_ADJ_PER_PPB, out);
+	return true;
 }
 
-/*
- * A counted input @rec, on which the clock read @phc_ns: to the
- * estimator, and once labelled the clock steered by what it made of it.
- */
+/* The PI loop on one accepted, labelled offset at input @rec */
 void gpsphc_sv_loop(struct gpsphc_servo *s,
-		    const struct gpsphc_servo_edge_rec *rec, s64 phc_ns,
+		    const struct gpsphc_servo_edge_rec *rec, s64 off,
 		    struct gpsphc_servo_out *out)
 {
 	const struct gpsphc_servo_input_cfg *ic = sv_icfg(s);
-	s64 off = s->offset_ns, err;
-	int verdict;
-	u64 bound;
+	s64 o = sv_clamp(off, SV_OFF_LIMIT);
+	s64 max = sv_max_adj(s);
+	u64 mag = sv_mag(off);
+	u64 sigma, lock_bound;
+	s64 kp, ki;
 
-	verdict = gpsphc_sv_est_input(s, rec->raw, rec->num, &err);
-	if (verdict == SV_EST_HELD) {
-		/* The estimate stands; the next input decides. */
-		s->counters.outliers++;
-		out->flags |= GPSPHC_SERVO_OUT_OUTLIER;
-		if (s->labelled && s->state != GPSPHC_SERVO_HOLDOVER)
-			sv_steer(s, rec, phc_ns, out);
-		return;
-	}
-	if (!s->labelled)
-		return;
-	if (s->state == GPSPHC_SERVO_HOLDOVER)
-		s->state = s->before_holdover;
-	if (verdict == SV_EST_CHANGE) {
+	if (s->state == GPSPHC_SERVO_HOLDOVER) {
+		/* back to where it was: a loop still locking stays so */
+		if (mag <= sv_outlier_bound(s) && s->var_n) {
+			s->state = s->before_holdover;
+		} else {
+			u64 var = s->var;
+			u32 var_n = s->var_n;
+
+			gpsphc_sv_relock(s, 0);
+			/* The input is as noisy as before the pulses stopped. */
+			s->var = var;
+			s->var_n = var_n;
+		}
+	} else if (s->state == GPSPHC_SERVO_LOCKED && ic->outlier_k &&
+		   mag > sv_outlier_bound(s)) {
+		if (s->rejects < s->cfg.outlier_max) {
+			s->rejects++;
+			s->counters.outliers++;
+			out->flags |= GPSPHC_SERVO_OUT_OUTLIER;
+			gpsphc_sv_set_adj(s, s->freq, out);
+			return;
+		}
 		s->counters.relocks++;
-		gpsphc_sv_relock(s);
+		gpsphc_sv_relock(s, 0);
 	}
-	if (!gpsphc_sv_est_ready(s)) {
+	s->rejects = 0;
+
+	if (s->state == GPSPHC_SERVO_LOCKING && mag > s->cfg.step_threshold_ns) {
+		gpsphc_sv_step(s, sv_sat_sub(0, off), out);
 		gpsphc_sv_set_adj(s, s->freq, out);
 		return;
 	}
-	sv_steer(s, rec, phc_ns, out);
 
-	sv_rms_add(s, off);
 	/*
-	 * The clock's error at the true edge, as the estimate judges it,
-	 * within lock_ns; or within the inputs' own noise once it is known
-	 * (SV_LOCK_SIGMAS of the next edge's prediction): a PPS whose
-	 * latency wanders by more than lock_ns (a USB adapter, a busy or
-	 * virtual machine) must still lock.
+	 * Gears: a trend means the rate moved: back to a fast gear. A trend
+	 * is SV_TREND_RUN offsets in a row beyond SV_TREND_LO RMS the same
+	 * way, or two beyond SV_TREND_HI RMS. Else after SV_GEAR_HOLD << g
+	 * offsets within lock_ns, one gear slower.
 	 */
-	err = sv_sat_add(off, gpsphc_sv_est_phase(s));
-	bound = ic->lock_ns;
-	if (gpsphc_sv_est_noise_known(s))
-		bound = max_t(u64, bound, SV_LOCK_SIGMAS *
-			      gpsphc_sv_est_sigma(s, rec->num + 1));
-	if (sv_mag(err) <= bound)
+	sigma = max_t(u64, sv_sigma(s), 1);
+	/*
+	 * "Within lock_ns", or within the input's own noise once that is
+	 * known: a PPS whose interrupt latency wanders by more than lock_ns
+	 * (a USB adapter, a busy or virtual machine) must still lock and
+	 * reach the slow gears, which filter that noise, rather than sit on
+	 * the fast ones that pass it to the clock. Not while the rate is at
+	 * its limit: then the offsets grow, and that is no noise.
+	 */
+	lock_bound = s->var_n >= GPSPHC_SERVO_LOCK_EDGES &&
+		     sv_mag(s->freq) < (u64)max ?
+		     max_t(u64, ic->lock_ns, SV_TREND_HI * sigma) : ic->lock_ns;
+	if (mag <= SV_TREND_LO * sigma || !s->var_n)
+		s->trend_run = 0;
+	else if (s->trend_run && (o ^ s->prev_off) >= 0)
+		s->trend_run++;
+	else
+		s->trend_run = 1;
+	if (s->var_n >= GPSPHC_SERVO_LOCK_EDGES &&
+	    (s->trend_run >= SV_TREND_RUN ||
+	     (s->trend_run >= 2 && mag > SV_TREND_HI * sigma &&
+	      sv_mag(s->prev_off) > SV_TREND_HI * sigma))) {
+		if (s->gear > SV_TREND_GEAR)
+			s->gear = SV_TREND_GEAR;
+		s->gear_edges = 0;
+		s->trend_run = 0;
+	} else if (mag <= lock_bound && s->gear < ic->max_gear &&
+		   ++s->gear_edges >= (SV_GEAR_HOLD << s->gear)) {
+		s->gear++;
+		s->gear_edges = 0;
+	}
+
+	if (s->est_n < SV_EST_GOOD && sv_early(s, rec, off, out)) {
+		/* stay in the gear the loop takes over in */
+		s->gear = min_t(u64, SV_EST_GOOD_GEAR, ic->max_gear);
+		s->gear_edges = 0;
+	} else {
+		kp = ic->kp >> s->gear;
+		ki = ic->ki >> (2 * s->gear);
+		s->freq = sv_clamp(s->freq - ki * o, max);
+		gpsphc_sv_set_adj(s, s->freq - kp * o, out);
+	}
+
+	sv_rms_add(s, o);
+	sv_var_add(s, o);
+	s->prev_off = o;
+	/* Within lock_ns is good enough, trend or not: that is the contract. */
+	if (mag <= ic->lock_ns || (mag <= lock_bound && !s->trend_run))
 		s->lock_run++;
 	else
 		s->lock_run = 0;
 	if (s->state == GPSPHC_SERVO_LOCKING &&
 	    s->lock_run >= GPSPHC_SERVO_LOCK_EDGES)
+		/* The noise estimate carries on: it is the input's, not the state's. */
 		s->state = GPSPHC_SERVO_LOCKED;
 }

@@ -145,34 +145,6 @@ static void rig_run(struct rig *r, unsigned int n)
 		rig_second(r);
 }
 
-/* Run @n seconds; the largest |error| from the @from-th on */
-static double rig_max_err(struct rig *r, int n, int from)
-{
-	double max = 0;
-	int i;
-
-	for (i = 0; i < n; i++) {
-		rig_second(r);
-		if (i >= from && fabs(r->err) > max)
-			max = fabs(r->err);
-	}
-	return max;
-}
-
-/*
- * @n seconds, then the PPS lost for 3: the clock's rate in holdover, ppb
- * (NAN if not in holdover)
- */
-static double rig_holdover_rate(struct rig *r, unsigned int n)
-{
-	rig_run(r, n);
-	edge_sim_drop(&r->sim, n, n + 20);
-	rig_run(r, 3);
-	if (r->s.state != GPSPHC_SERVO_HOLDOVER)
-		return NAN;
-	return (double)r->s.adj / GPSPHC_SERVO_ADJ_PER_PPB;
-}
-
 /* The common start: 50 ppm, 1 us jitter, every edge labelled, @n seconds */
 static void rig_start(struct rig *r, unsigned int n)
 {
@@ -259,7 +231,6 @@ TEST(holdover_and_back)
 {
 	struct rig r;
 	u64 steps;
-	s64 adj;
 	int i;
 
 	rig_start(&r, 100);
@@ -272,12 +243,10 @@ TEST(holdover_and_back)
 	EXPECT_EQ(r.s.state, GPSPHC_SERVO_HOLDOVER);
 	EXPECT_EQ(r.s.counters.holdovers, 1);
 	EXPECT_EQ(r.s.adj, r.s.freq);
-	adj = r.s.adj;
 	for (i = 102; i < 130; i++) {
 		rig_second(&r);
 		EXPECT_EQ(r.s.state, GPSPHC_SERVO_HOLDOVER);
 		EXPECT_LT(fabs(r.err), 10000.0);
-		EXPECT_EQ(r.s.adj, adj);	/* the rate it entered with */
 	}
 	rig_second(&r);		/* 130: back */
 	EXPECT_EQ(r.out.state, GPSPHC_SERVO_LOCKED);
@@ -311,57 +280,29 @@ TEST(holdover_early_takes_the_fitted_rate)
 	r.label = true;
 	r.extra_ns = 40000;
 	r.extra_k[r.n_extra++] = 19;
-	ppb = rig_holdover_rate(&r, 20);
-	ASSERT_FALSE(isnan(ppb));
+	rig_run(&r, 20);
+	edge_sim_drop(&r.sim, 20, 40);
+	rig_run(&r, 3);
+	ASSERT_EQ(r.s.state, GPSPHC_SERVO_HOLDOVER);
+	ppb = (double)r.s.adj / GPSPHC_SERVO_ADJ_PER_PPB;
 	TH_LOG("holdover rate %.1f ppb", ppb);
 	EXPECT_LT(fabs(ppb + 49997.5), 500.0);
 }
 
 /*
- * A start as a busy or virtual machine makes it: 50 us jitter, and of the
- * first edges the second and third 2 ms late, as is the tenth; 14 edges,
- * then the PPS is lost. The start's robust fit leaves the late ones out:
- * holdover runs at the receiver's rate within 15 ppm (the fit of 11
- * edges at 50 us is good to about 5 ppm; taking the late edges in, the
- * bank's rate was 100 ppm off).
- */
-TEST(holdover_after_a_latent_start)
-{
-	struct rig r;
-	double ppb;
-
-	rig_init(&r, 50000, 50000);
-	r.label = true;
-	r.extra_ns = 2000000;
-	r.extra_k[r.n_extra++] = 1;
-	r.extra_k[r.n_extra++] = 2;
-	r.extra_k[r.n_extra++] = 9;
-	ppb = rig_holdover_rate(&r, 14);
-	ASSERT_FALSE(isnan(ppb));
-	TH_LOG("holdover rate %.1f ppb, outliers %llu", ppb,
-	       (unsigned long long)r.s.counters.outliers);
-	EXPECT_LT(fabs(ppb + 49997.5), 15000.0);
-	EXPECT_LE(3, r.s.counters.outliers);
-}
-
-/*
  * Back from a 300 s outage during which the host's rate moved by 100 ppm:
- * the first edge back is 30 ms off the prediction, which is what a
- * latency spike looks like too: it is counted (its second is right: the
- * error is far below half a second) but held as an outlier, no step. The
- * second edge back lines up with it at the new rate: both are taken as a
- * change, the error (30 ms) is above the step threshold (20 ms), so one
- * step, then LOCKED again.
+ * the error (30 ms) is above the step threshold (20 ms), so one step,
+ * then LOCKED again; the count stays right (the error is far below half
+ * a second).
  */
 TEST(holdover_large_error_steps)
 {
 	struct rig r;
-	u64 steps, relocks;
+	u64 steps;
 	int i;
 
 	rig_start(&r, 100);
 	steps = r.s.counters.steps;
-	relocks = r.s.counters.relocks;
 	edge_sim_drop(&r.sim, 100, 400);
 	edge_sim_freq_step(&r.sim, 100, 100000);
 	rig_run(&r, 300);
@@ -369,15 +310,8 @@ TEST(holdover_large_error_steps)
 	rig_second(&r);
 	EXPECT_GT(fabs(r.err), 20e6);
 	EXPECT_EQ(r.out.tai_sec, r.e.tai_sec);
-	EXPECT_TRUE(r.out.flags & GPSPHC_SERVO_OUT_OUTLIER);
-	EXPECT_FALSE(r.out.flags & GPSPHC_SERVO_OUT_STEP);
-	EXPECT_EQ(r.s.counters.steps, steps);
-	EXPECT_EQ(r.out.state, GPSPHC_SERVO_HOLDOVER);
-	rig_second(&r);
-	EXPECT_EQ(r.out.tai_sec, r.e.tai_sec);
 	EXPECT_TRUE(r.out.flags & GPSPHC_SERVO_OUT_STEP);
 	EXPECT_EQ(r.s.counters.steps, steps + 1);
-	EXPECT_EQ(r.s.counters.relocks, relocks + 1);
 	EXPECT_EQ(r.out.state, GPSPHC_SERVO_LOCKING);
 	for (i = 0; i < 30; i++)
 		rig_second(&r);
@@ -542,82 +476,6 @@ TEST(spikes_rejected)
 	EXPECT_EQ(r.s.counters.relocks, 0);
 	EXPECT_LT(max, 2000.0);
 	EXPECT_EQ(r.s.state, GPSPHC_SERVO_LOCKED);
-}
-
-/*
- * Issue 11: a latency spike on the first edge after a gap long enough
- * for holdover relocked with outlier rejection off (50 us error). LOCKED
- * at 50 ppm, 1 us jitter; 30 s without pulses, the first edge back 50 us
- * late: it is held as an outlier (flagged, counted, no step, no relock)
- * and the clock stays within 5 us (5 sigma of the jitter) through the
- * next 20 edges.
- */
-TEST(spike_after_holdover_held)
-{
-	struct rig r;
-	u64 steps, relocks;
-	int i;
-
-	rig_start(&r, 200);
-	ASSERT_EQ(r.s.state, GPSPHC_SERVO_LOCKED);
-	steps = r.s.counters.steps;
-	relocks = r.s.counters.relocks;
-	edge_sim_drop(&r.sim, 200, 230);
-	r.extra_ns = 50000;
-	r.extra_k[r.n_extra++] = 230;
-	rig_run(&r, 30);
-	EXPECT_EQ(r.s.state, GPSPHC_SERVO_HOLDOVER);
-	rig_second(&r);
-	EXPECT_TRUE(r.out.flags & GPSPHC_SERVO_OUT_OUTLIER);
-	EXPECT_FALSE(r.out.flags & GPSPHC_SERVO_OUT_STEP);
-	for (i = 0; i < 20; i++) {
-		rig_second(&r);
-		EXPECT_LT(fabs(r.err), 5000.0);
-	}
-	EXPECT_EQ(r.s.state, GPSPHC_SERVO_LOCKED);
-	EXPECT_EQ(r.s.counters.steps, steps);
-	EXPECT_EQ(r.s.counters.relocks, relocks);
-}
-
-/*
- * Issue 11: a slow ramp hid itself (the loop sat in its slowest gear,
- * 8.5 us behind at 10 ppb/s). At 0.1 us jitter the rate ramps by 10
- * ppb/s for 200 s (2 ppm), then holds: the clock stays within 1 us of the
- * truth throughout (servo_bench's ramp-10ppb/s 0.1us: max 0.5 us over 5
- * seeds; the old servo peaked at 9 us).
- */
-TEST(ramp_followed)
-{
-	struct rig r;
-	double max;
-
-	rig_init(&r, 50000, 100);
-	r.label = true;
-	edge_sim_ramp(&r.sim, 300, 500, 10);
-	max = rig_max_err(&r, 800, 200);
-	TH_LOG("max |error| %.0f ns", max);
-	EXPECT_LT(max, 1000.0);
-	EXPECT_EQ(r.s.counters.steps, 1);
-}
-
-/*
- * Issue 11: at 10 us jitter, three same-sign offsets tripped the loop
- * into its fastest gear (28 us error). At 10 us jitter and a steady 50
- * ppm, after 300 s the clock stays within 4 us of the truth for 900 s,
- * well under the capture noise's sigma: the estimate averages it away
- * (1.7 us here; the old servo's gears 6.2 us).
- */
-TEST(ten_us_jitter_averaged)
-{
-	struct rig r;
-	double max;
-
-	rig_init(&r, 50000, 10000);
-	r.label = true;
-	max = rig_max_err(&r, 1200, 300);
-	TH_LOG("max |error| %.0f ns", max);
-	EXPECT_LT(max, 4000.0);
-	EXPECT_EQ(r.s.counters.steps, 1);
 }
 
 /*
@@ -977,8 +835,8 @@ TEST(extreme_inputs)
 		ASSERT_LE(o.state, GPSPHC_SERVO_HOLDOVER);
 		if (i % 50000 == 0) {
 			cfg.max_ppb = i ? ~0U : 0;
-			cfg.pps.outlier_k = ~0U;
-			cfg.pps.lock_ns = ~0ULL;
+			cfg.pps.kp = ~0U;
+			cfg.pps.ki = ~0U;
 			gpsphc_servo_configure(&s, &cfg);
 		}
 	}
