@@ -32,6 +32,8 @@ step() {
 	rc=$?
 	grep -v '^\(ok\|not ok\) ' "$out" | sed -n '/^# \|error\|Error\|warning\|FAIL/p' | head -n 40
 	tally "$where" <"$out"
+	# A crashed guest's last words (run.sh), past the 40 lines above.
+	grep '^# console: ' "$out"
 	if [ $rc -ne 0 ] && ! grep -q '^not ok ' "$out"; then
 		echo "not ok [$where] $* exited with status $rc" | tee -a "$results"
 		tail -n 30 "$out"

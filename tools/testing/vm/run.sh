@@ -34,6 +34,9 @@ rc=$?
 set -e
 if ! grep -q '^GPSPHC-DONE' "$log"; then
 	echo "not ok vm-$KVER: guest did not finish within ${TIMEOUT}s (hung or crashed); console log: $log"
+	# What killed it, for a CI log that only keeps "# " lines.
+	grep -n -A25 -E 'Oops|BUG:|general protection|Kernel panic|WARNING:|stall' "$log" |
+		grep -v 'attached to' | head -n 60 | sed 's/^/# console: /'
 	exit 1
 fi
 exit $rc

@@ -31,6 +31,19 @@
  * The kernel's own checks (WARNING, BUG, list corruption) are the guest's:
  * its init fails the run on any of them in dmesg.
  *
+ * One race is the kernel's, not ours, and stays out: posix_clock_register()
+ * makes /dev/ptpN openable (cdev_device_add()) before it sets the clock's
+ * device pointer. An open in that window takes no reference on the device
+ * (get_device(NULL)) and its close drops one, so the clock is freed while
+ * still in use: refcount underflow in ptp_clock_unregister(), list
+ * corruption in its rwsem, cdev_put() on freed memory. Seen on Debian's
+ * 6.1.0-57 and 6.12.118 within seconds once openers race re-attaches that
+ * reuse a PTP index (a kprobe on get_device() caught posix_clock_open()
+ * passing NULL just before each crash). No driver can close that window,
+ * so the PTP openers here never overlap an attach; detach, where our
+ * teardown races them, stays free. GPSPHC_STRESS_REGISTER_RACE=1 lets them
+ * overlap and shows the kernel bug.
+ *
  * Then a udev-like case, with an events listener subscribed (so that a
  * servo change queues a notification): a real-time thread on the CPU that
  * attaches, woken by the kernel's uevents, writes servo=off and
@@ -96,6 +109,9 @@ static const char *const ctr_names[NCTR] = {
 struct shared {
 	atomic_bool stop;
 	atomic_long ok[NCTR], tol[NCTR];
+	/* attach (write) against PTP opens (read): see the top comment */
+	pthread_rwlock_t register_lock;
+	bool register_race;
 };
 
 struct stress;
@@ -144,6 +160,32 @@ static void count_tol(struct stress *s, enum ctr c)
 
 /* ---- attach and detach --------------------------------------------------- */
 
+/* Attach gpsphc to @fd, never while a PTP clock is being opened. */
+static int attach_gpsphc(struct stress *s, int fd)
+{
+	int r;
+
+	if (s->sh->register_race)
+		return ldisc_set(fd, GPSPHC_LDISC);
+	pthread_rwlock_wrlock(&s->sh->register_lock);
+	r = ldisc_set(fd, GPSPHC_LDISC);
+	pthread_rwlock_unlock(&s->sh->register_lock);
+	return r;
+}
+
+/* Open /dev/ptp@idx, never while a clock is being registered. */
+static int ptp_open(struct stress *s, int idx, int flags)
+{
+	int fd;
+
+	if (s->sh->register_race)
+		return phc_open(idx, flags);
+	pthread_rwlock_rdlock(&s->sh->register_lock);
+	fd = phc_open(idx, flags);
+	pthread_rwlock_unlock(&s->sh->register_lock);
+	return fd;
+}
+
 /*
  * Is a gpsphc device attached to @tty in sysfs? A readdir of a directory
  * whose entries come and go may skip one (kernfs resumes by hash): a miss
@@ -184,7 +226,7 @@ static void *attach_loop(void *arg)
 				continue;
 			}
 		}
-		r = ldisc_set(fd, GPSPHC_LDISC);
+		r = attach_gpsphc(s, fd);
 		if (r) {
 			st_fail(s->log, "%s: attach #%d failed: %s", tty, cycle, strerror(-r));
 		} else if (!attached(s, tty)) {
@@ -230,7 +272,7 @@ static void *lockstep_loop(void *arg)
 	if (fd < 0)
 		st_fail(s->log, "open %s: %s", tty, strerror(-fd));
 	/* port 0 starts attached, port 1 detached */
-	if (fd >= 0 && j->port == 0 && ldisc_set(fd, GPSPHC_LDISC))
+	if (fd >= 0 && j->port == 0 && attach_gpsphc(s, fd))
 		st_fail(s->log, "%s: first attach failed", tty);
 	for (round = 0;; round++) {
 		if (j->port == 0)
@@ -247,7 +289,7 @@ static void *lockstep_loop(void *arg)
 					strerror(-r));
 		} else {
 			usleep(st_below(&j->rng, 500));
-			r = ldisc_set(fd, GPSPHC_LDISC);
+			r = attach_gpsphc(s, fd);
 			if (r)
 				st_fail(s->log, "%s: attach in round %d failed: %s", tty, round,
 					strerror(-r));
@@ -818,7 +860,7 @@ static void *ptp_gettime_worker(void *arg)
 		int idx = random_index(&j->rng, "ptp_device"), i;
 
 		for (i = 0; idx >= 0 && i < 20 && !stopping(s); i++) {
-			int fd = phc_open(idx, O_RDONLY);
+			int fd = ptp_open(s, idx, O_RDONLY);
 			long long t;
 
 			if (fd < 0) {
@@ -869,7 +911,7 @@ static void *ptp_ioctl_worker(void *arg)
 			usleep(1000);
 			continue;
 		}
-		fd = phc_open(idx, O_RDWR);
+		fd = ptp_open(s, idx, O_RDWR);
 		if (fd < 0) {
 			if (!gone_open_errno(fd))
 				st_fail(s->log, "open /dev/ptp%d: %s", idx, strerror(-fd));
@@ -1016,7 +1058,7 @@ static int vhangup_child(struct stress *s)
 		}
 		if (ioctl(fd, TIOCSCTTY, 0))
 			st_fail(s->log, "vhangup: TIOCSCTTY %s: %s", tty, strerror(errno));
-		r = ldisc_set(fd, GPSPHC_LDISC);
+		r = attach_gpsphc(s, fd);
 		if (r)
 			st_fail(s->log, "vhangup: %s: attach #%d failed: %s", tty, cycle,
 				strerror(-r));
@@ -1038,6 +1080,7 @@ static int vhangup_child(struct stress *s)
 static void stress_init(struct __test_metadata *_metadata, struct stress *s,
 			unsigned int workers)
 {
+	pthread_rwlockattr_t rwa;
 	int i, ret;
 
 	memset(s, 0, sizeof(*s));
@@ -1053,6 +1096,14 @@ static void stress_init(struct __test_metadata *_metadata, struct stress *s,
 		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, s->sh);
 	memset(s->sh, 0, sizeof(*s->sh));
+	ASSERT_EQ(0, pthread_rwlockattr_init(&rwa));
+	ASSERT_EQ(0, pthread_rwlockattr_setpshared(&rwa, PTHREAD_PROCESS_SHARED));
+	/* openers come back-to-back: an attach must not starve */
+	ASSERT_EQ(0, pthread_rwlockattr_setkind_np(&rwa,
+			PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP));
+	ASSERT_EQ(0, pthread_rwlock_init(&s->sh->register_lock, &rwa));
+	pthread_rwlockattr_destroy(&rwa);
+	s->sh->register_race = getenv("GPSPHC_STRESS_REGISTER_RACE") != NULL;
 	for (i = 0; i < 4; i++) {
 		ASSERT_EQ(0, sim_port_present(i, 1));
 		sim_pulse_reset(i);
