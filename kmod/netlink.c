@@ -50,6 +50,15 @@ out_cancel:
 	return -EMSGSIZE;
 }
 
+/* What gpsphc_put_servo() adds, for messages sized to their content. */
+static size_t gpsphc_servo_size(void)
+{
+	return nla_total_size(0) +			/* the nest */
+	       3 * nla_total_size(sizeof(u32)) +	/* state, tai_utc, leap */
+	       11 * nla_total_size_64bit(sizeof(u64)) +	/* the 64-bit ones */
+	       nla_total_size(0);			/* coarse */
+}
+
 static int gpsphc_put_servo(struct sk_buff *skb, struct gpsphc_dev *gdev)
 {
 	struct gpsphc_servo_status st;
@@ -400,15 +409,20 @@ bool gpsphc_notify_wanted(void)
 				  GPSPHC_NLGRP_EVENTS);
 }
 
-/* Start an event message, or return NULL when nobody listens. */
+/*
+ * Start an event message with room for @size bytes of attributes after
+ * the device id, or return NULL when nobody listens. Sized to fit: every
+ * event counts against each listener's receive buffer, a page apiece
+ * before (a listener that fell behind lost events 20 times sooner).
+ */
 static struct sk_buff *gpsphc_ntf_new(struct gpsphc_dev *gdev, u8 cmd,
-				      void **hdr)
+				      size_t size, void **hdr)
 {
 	struct sk_buff *msg;
 
 	if (!gpsphc_notify_wanted())
 		return NULL;
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	msg = genlmsg_new(nla_total_size(sizeof(u32)) + size, GFP_KERNEL);
 	if (!msg)
 		return NULL;
 	*hdr = genlmsg_put(msg, 0, 0, &gpsphc_genl_family, 0, cmd);
@@ -417,6 +431,13 @@ static struct sk_buff *gpsphc_ntf_new(struct gpsphc_dev *gdev, u8 cmd,
 		return NULL;
 	}
 	return msg;
+}
+
+/* A message its own size estimate did not fit: a bug, said once. */
+static void gpsphc_ntf_too_small(struct sk_buff *msg)
+{
+	WARN_ONCE(1, "gpsphc: event larger than its size estimate\n");
+	nlmsg_free(msg);
 }
 
 static void gpsphc_ntf_send(struct sk_buff *msg, void *hdr)
@@ -440,7 +461,11 @@ void gpsphc_notify_pps(struct gpsphc_dev *gdev,
 	struct sk_buff *msg;
 	void *hdr;
 
-	msg = gpsphc_ntf_new(gdev, GPSPHC_CMD_PPS_NTF, &hdr);
+	msg = gpsphc_ntf_new(gdev, GPSPHC_CMD_PPS_NTF,
+			     nla_total_size(0) +
+			     2 * nla_total_size(sizeof(u32)) +
+			     2 * nla_total_size_64bit(sizeof(u64)) +
+			     nla_total_size(0), &hdr);
 	if (!msg)
 		return;
 	nest = nla_nest_start(msg, GPSPHC_A_DEV_PPS);
@@ -452,7 +477,7 @@ void gpsphc_notify_pps(struct gpsphc_dev *gdev,
 			      GPSPHC_A_PPS_PAD) ||
 	    nla_put_u32(msg, GPSPHC_A_PPS_EDGE, ev->edge) ||
 	    (ev->assert && nla_put_flag(msg, GPSPHC_A_PPS_ASSERT))) {
-		nlmsg_free(msg);
+		gpsphc_ntf_too_small(msg);
 		return;
 	}
 	nla_nest_end(msg, nest);
@@ -473,7 +498,11 @@ void gpsphc_notify_sentence(struct gpsphc_dev *gdev,
 	struct sk_buff *msg;
 	void *hdr;
 
-	msg = gpsphc_ntf_new(gdev, GPSPHC_CMD_SENTENCE_NTF, &hdr);
+	msg = gpsphc_ntf_new(gdev, GPSPHC_CMD_SENTENCE_NTF,
+			     nla_total_size(0) +
+			     2 * nla_total_size(sizeof(u32)) +
+			     2 * nla_total_size_64bit(sizeof(u64)) +
+			     nla_total_size(s->len), &hdr);
 	if (!msg)
 		return;
 	nest = nla_nest_start(msg, GPSPHC_A_DEV_SENTENCE);
@@ -486,7 +515,7 @@ void gpsphc_notify_sentence(struct gpsphc_dev *gdev,
 			      GPSPHC_A_SENT_PAD) ||
 	    nla_put(msg, GPSPHC_A_SENT_DATA, s->len, s->data) ||
 	    nla_put_u32(msg, GPSPHC_A_SENT_CSUM, s->csum)) {
-		nlmsg_free(msg);
+		gpsphc_ntf_too_small(msg);
 		return;
 	}
 	nla_nest_end(msg, nest);
@@ -504,11 +533,12 @@ void gpsphc_notify_state(struct gpsphc_dev *gdev)
 	struct sk_buff *msg;
 	void *hdr;
 
-	msg = gpsphc_ntf_new(gdev, GPSPHC_CMD_STATE_NTF, &hdr);
+	msg = gpsphc_ntf_new(gdev, GPSPHC_CMD_STATE_NTF, gpsphc_servo_size(),
+			     &hdr);
 	if (!msg)
 		return;
 	if (gpsphc_put_servo(msg, gdev)) {
-		nlmsg_free(msg);
+		gpsphc_ntf_too_small(msg);
 		return;
 	}
 	gpsphc_ntf_send(msg, hdr);
@@ -528,7 +558,10 @@ void gpsphc_notify_label(struct gpsphc_dev *gdev,
 	struct sk_buff *msg;
 	void *hdr;
 
-	msg = gpsphc_ntf_new(gdev, GPSPHC_CMD_LABEL_NTF, &hdr);
+	msg = gpsphc_ntf_new(gdev, GPSPHC_CMD_LABEL_NTF,
+			     nla_total_size(0) + nla_total_size(sizeof(u32)) +
+			     nla_total_size_64bit(sizeof(u64)) +
+			     gpsphc_servo_size(), &hdr);
 	if (!msg)
 		return;
 	nest = nla_nest_start(msg, GPSPHC_A_DEV_TIME);
@@ -537,12 +570,12 @@ void gpsphc_notify_label(struct gpsphc_dev *gdev,
 			GPSPHC_A_TIME_EDGE_SEQ, label->seq) ||
 	    nla_put_u64_64bit(msg, GPSPHC_A_TIME_TAI_SEC, label->tai_sec,
 			      GPSPHC_A_TIME_PAD)) {
-		nlmsg_free(msg);
+		gpsphc_ntf_too_small(msg);
 		return;
 	}
 	nla_nest_end(msg, nest);
 	if (gpsphc_put_servo(msg, gdev)) {
-		nlmsg_free(msg);
+		gpsphc_ntf_too_small(msg);
 		return;
 	}
 	gpsphc_ntf_send(msg, hdr);
