@@ -12,6 +12,8 @@
 #   make check                every test: host tests, then both kernels in VMs
 #   make bench                benchmarks in the VM (figures, not tests)
 #   make checkpatch sparse    kernel style and static checks
+#   make ynl                  regenerate the netlink code and uAPI header
+#                             from Documentation/netlink/specs/gpsphc.yaml
 
 KVER ?= $(shell uname -r)
 GPSPHC_CACHE ?= /var/cache/gpsphc
@@ -75,8 +77,11 @@ checkpatch: deps
 sparse: deps
 	@sh tools/testing/vm/lint.sh sparse
 
+ynl: deps
+	@sh tools/testing/vm/ynl.sh gen
+
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true
 	rm -rf tools/testing/vm/build tools/packaging/build
 
-.PHONY: all module install uninstall deb deps check demo bench checkpatch sparse clean
+.PHONY: ynl all module install uninstall deb deps check demo bench checkpatch sparse clean
