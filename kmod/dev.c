@@ -141,7 +141,7 @@ struct gpsphc_dev *gpsphc_dev_next(unsigned long *id)
  *
  * After this, gpsphc_dev_dead() is true under pps_lock and phc_lock, the
  * two locks every queuer of @gdev->ntf_work holds while it queues, so a
- * cancel_work_sync() that follows is final.
+ * cancel_delayed_work_sync() that follows is final.
  */
 void gpsphc_dev_kill(struct gpsphc_dev *gdev)
 {
@@ -243,7 +243,7 @@ out_unregister_pps:
 out_del_dev:
 	/* A sysfs write may have queued a notification meanwhile. */
 	gpsphc_dev_kill(gdev);
-	cancel_work_sync(&gdev->ntf_work);
+	cancel_delayed_work_sync(&gdev->ntf_work);
 	device_del(&gdev->dev);
 out_erase_id:
 	mutex_lock(&gpsphc_devs_mutex);
@@ -288,7 +288,7 @@ void gpsphc_dev_detach(struct tty_struct *tty)
 	gpsphc_dev_kill(gdev);
 	gpsphc_phc_unregister(gdev);
 	gpsphc_pps_unregister(gdev);
-	cancel_work_sync(&gdev->ntf_work);
+	cancel_delayed_work_sync(&gdev->ntf_work);
 	/* Waits for sysfs reads and writes in progress. */
 	device_del(&gdev->dev);
 

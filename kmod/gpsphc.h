@@ -166,7 +166,7 @@ struct gpsphc_pps_event {
  * @queue_head:	oldest entry of @queue
  * @queue_len:	entries in @queue
  * @ntf_lock:	serialises notifications so they leave in capture order
- * @ntf_work:	sends the queued PPS notifications
+ * @ntf_work:	sends the queued PPS notifications, a tick after the edge
  * @framer:	sentence framer; used only by the receive path, which the
  *		tty layer runs one at a time per tty
  * @rx_real_offset_ns: CLOCK_REALTIME minus CLOCK_MONOTONIC_RAW of the
@@ -228,7 +228,7 @@ struct gpsphc_dev {
 	unsigned int queue_len;
 
 	struct mutex ntf_lock;	/* notifications leave in order */
-	struct work_struct ntf_work;
+	struct delayed_work ntf_work;
 
 	struct ptp_clock_info ptp_info;
 	struct ptp_clock *ptp;

@@ -29,14 +29,14 @@ void gpsphc_servo_glue_init(struct gpsphc_dev *gdev)
 	gdev->servo_out.state = GPSPHC_SERVO_UNLOCKED;
 }
 
-/* Ask the worker for a state notification, if anyone listens. */
+/* Ask the worker for a state notification now, if anyone listens. */
 static void gpsphc_glue_notify_locked(struct gpsphc_dev *gdev)
 {
 	lockdep_assert_held(&gdev->phc_lock);
 	if (gdev->phc_dead || !gpsphc_notify_wanted())
 		return;
 	gdev->servo_notify = true;
-	schedule_work(&gdev->ntf_work);
+	mod_delayed_work(system_wq, &gdev->ntf_work, 0);
 }
 
 /* Apply what the servo asked for, from @raw on. */
