@@ -103,7 +103,7 @@ echo "TAP version 13"
 echo "1..13"
 echo 1 >"$SIM_CTL/msr_gate"	# an 8250: DCD interrupts only via TIOCMIWAIT
 echo 0 >"$SIM_CTL/pulse_ppb"
-gpsphcd --baud 9600 --state "$work/state" $tty >"$work/labels" 2>"$work/err" &
+gpsphcd --baud 9600 --print-labels --state "$work/state" $tty >"$work/labels" 2>"$work/err" &
 daemon=$!
 until_s 3 test -n "$(gpsphc_dev)"
 dev=$(gpsphc_dev)
