@@ -227,7 +227,7 @@ static int live_attach(const struct live_opts *o, int fd, int *status,
 		log_msg(LOG_ERR, "cannot open %s: %s", o->device, strerror(errno));
 		return -1;
 	}
-	if (fstat(fd, &st) || tcgetattr(fd, &tio)) {
+	if (fstat(fd, &st) || ioctl(fd, TIOCGETD, &cur)) {
 		log_msg(LOG_ERR, "%s is not a tty (%s): give the receiver's serial device",
 			o->device, strerror(errno));
 		goto fail;
@@ -249,8 +249,6 @@ static int live_attach(const struct live_opts *o, int fd, int *status,
 	 * store: a gpsphcd before this one attached it, and its device and
 	 * clock are still there.
 	 */
-	if (ioctl(fd, TIOCGETD, &cur))
-		cur = N_TTY;	/* tcsetattr() or TIOCSETD below says why */
 	if (from_store && cur == ld) {
 		*reused = true;
 		*status = 0;
@@ -266,6 +264,11 @@ static int live_attach(const struct live_opts *o, int fd, int *status,
 			 cur, cur == ld ? " (gpsphc)" : "");
 		live_refuse(o, st.st_rdev, what,
 			    "gpsphcd does not take a tty from another program; stop that one first");
+		goto fail;
+	}
+	if (tcgetattr(fd, &tio)) {
+		log_msg(LOG_ERR, "%s is not a tty (%s): give the receiver's serial device",
+			o->device, strerror(errno));
 		goto fail;
 	}
 	cfmakeraw(&tio);
