@@ -13,8 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf.h"
 #include "leap.h"
 #include "live.h"
+#include "log.h"
 #include "status.h"
 #include "pipeline.h"
 #include "replay.h"
@@ -34,7 +36,7 @@
 #define DEFAULT_LDISC		29	/* N_DEVELOPMENT, gpsphc.ko's default */
 
 struct opts {
-	const char *replay, *record, *state, *leapfile, *device;
+	const char *replay, *record, *state, *leapfile, *device, *config;
 	struct live_opts live;
 	bool have_not_before;
 	bool status, json;
@@ -50,14 +52,23 @@ static void usage(FILE *f)
 		"       gpsphcd [options] [--record FILE] TTY    (live mode)\n"
 		"       gpsphcd --status [--json]              (attached devices)\n"
 		"live mode:\n"
+		"  --config FILE            settings of this receiver, gpsphc.conf(5);\n"
+		"                           options given here override the file's\n"
 		"  --baud N                 line speed (default: leave as set)\n"
 		"  --edge rising|falling    on-time PPS edge (default: leave as set)\n"
 		"  --servo on|off           off: the kernel leaves the clock to ts2phc/ptp4l\n"
 		"                           and no labels are sent (default: leave as set)\n"
+		"  --scale tai|utc          the PTP clock's timescale (default: leave as set)\n"
+		"  --step-ns N, --confirm-n N, --rx-latency-ns N\n"
+		"                           the kernel's settings of the same names\n"
+		"                           (default: leave as set)\n"
 		"  --ldisc N                the module's line discipline (default 29)\n"
+		"  --print-labels           print each label on stdout (one line a second)\n"
 		"  --dump-events            print every kernel event as one line\n"
 		"  --record FILE            write events in the --replay format\n"
 		"options:\n"
+		"  -q, --quiet              only warnings and errors on stderr\n"
+		"  -v, --verbose            debug messages too (each label sent)\n"
 		"  --not-before YYYY-MM-DD  no time before this date (raises the era pivot)\n"
 		"  --state FILE             last-good time (live default " DEFAULT_STATE ";\n"
 		"                           in replay only when given)\n"
@@ -67,7 +78,7 @@ static void usage(FILE *f)
 		"  --window MS              association window (default %lld)\n"
 		"  --margin MS              refused band around 500 ms (default %lld)\n"
 		"  --version                print gpsphcd's version\n"
-		"see gpsphcd(8)\n",
+		"see gpsphcd(8) and gpsphc.conf(5)\n",
 		GUARD_DEF_N, ASSOC_DEF_WINDOW_NS / 1000000,
 		ASSOC_DEF_MARGIN_NS / 1000000);
 }
@@ -97,72 +108,141 @@ static bool parse_date(const char *s, int64_t *utc)
 	return true;
 }
 
+#define CONF_FILE_MAX	(64 * 1024)
+
+/*
+ * Read the configuration file @path into @c: 0, or 2 (the usage exit
+ * status) after saying what is wrong with it. A missing file is no error:
+ * the service names one per tty whether the admin wrote it or not.
+ */
+static int read_config(const char *path, struct conf *c)
+{
+	char *buf = malloc(CONF_FILE_MAX + 1);
+	struct gp_err e;
+	FILE *f = NULL;
+	size_t n;
+	int ret = 2;
+
+	*c = (struct conf){ 0 };
+	if (!buf) {
+		log_msg(LOG_ERR, "reading %s: %s", path, strerror(ENOMEM));
+		return 1;
+	}
+	f = fopen(path, "r");
+	if (!f && errno == ENOENT) {
+		log_msg(LOG_INFO, "no configuration file %s: the command line and the defaults apply (see gpsphc.conf(5))",
+			path);
+		ret = 0;
+		goto out;
+	}
+	if (!f) {
+		log_msg(LOG_ERR, "cannot read the configuration file %s: %s; fix its permissions, or remove it to use the defaults",
+			path, strerror(errno));
+		goto out;
+	}
+	n = fread(buf, 1, CONF_FILE_MAX + 1, f);
+	if (ferror(f)) {
+		log_msg(LOG_ERR, "cannot read the configuration file %s: %s",
+			path, strerror(errno));
+		goto out;
+	}
+	if (n > CONF_FILE_MAX) {
+		log_msg(LOG_ERR, "%s is over %d bytes: not a gpsphc.conf(5) file",
+			path, CONF_FILE_MAX);
+		goto out;
+	}
+	if (conf_parse(buf, n, c, &e)) {
+		/* "line N: ..." becomes "FILE:N: ..." */
+		log_msg(LOG_ERR, "%s:%s", path, e.msg + strlen("line "));
+		goto out;
+	}
+	ret = 0;
+out:
+	if (f)
+		fclose(f);
+	free(buf);
+	return ret;
+}
+
+/* The settings of @c that go to the association and the guard. */
+static int apply_conf(const struct conf *c, struct opts *o)
+{
+	struct gp_err e;
+
+	if (c->set & (1u << CONF_OFFSET))
+		o->assoc.offset_ns = c->offset_ns;
+	if (c->set & (1u << CONF_WINDOW))
+		o->assoc.window_ns = c->window_ns;
+	if (c->set & (1u << CONF_MARGIN))
+		o->assoc.margin_ns = c->margin_ns;
+	if (c->set & (1u << CONF_GUARD))
+		o->guard_n = c->guard;
+	o->live.conf = *c;
+	if (assoc_check_cfg(&o->assoc, &e)) {
+		log_msg(LOG_ERR, "%s", e.msg);
+		return 2;
+	}
+	return 0;
+}
+
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
-	enum { O_NB = 256, O_STATE, O_LEAP, O_GUARD, O_OFF, O_WIN, O_MARGIN,
-	       O_REPLAY, O_RECORD, O_BAUD, O_EDGE, O_LDISC, O_DUMP, O_STATUS,
-	       O_JSON, O_SERVO };
+	enum { O_NB = 256, O_STATE, O_LEAP, O_REPLAY, O_RECORD, O_LDISC,
+	       O_DUMP, O_STATUS, O_JSON, O_CONFIG, O_LABELS,
+	       O_CONF = 512 /* + enum conf_key */ };
 	static const struct option lo[] = {
 		{ "replay", required_argument, NULL, O_REPLAY },
 		{ "record", required_argument, NULL, O_RECORD },
 		{ "not-before", required_argument, NULL, O_NB },
 		{ "state", required_argument, NULL, O_STATE },
 		{ "leapfile", required_argument, NULL, O_LEAP },
-		{ "guard", required_argument, NULL, O_GUARD },
-		{ "offset", required_argument, NULL, O_OFF },
-		{ "window", required_argument, NULL, O_WIN },
-		{ "margin", required_argument, NULL, O_MARGIN },
-		{ "baud", required_argument, NULL, O_BAUD },
-		{ "edge", required_argument, NULL, O_EDGE },
-		{ "servo", required_argument, NULL, O_SERVO },
+		{ "config", required_argument, NULL, O_CONFIG },
+		{ "guard", required_argument, NULL, O_CONF + CONF_GUARD },
+		{ "offset", required_argument, NULL, O_CONF + CONF_OFFSET },
+		{ "window", required_argument, NULL, O_CONF + CONF_WINDOW },
+		{ "margin", required_argument, NULL, O_CONF + CONF_MARGIN },
+		{ "baud", required_argument, NULL, O_CONF + CONF_BAUD },
+		{ "edge", required_argument, NULL, O_CONF + CONF_EDGE },
+		{ "servo", required_argument, NULL, O_CONF + CONF_SERVO },
+		{ "scale", required_argument, NULL, O_CONF + CONF_SCALE },
+		{ "step-ns", required_argument, NULL, O_CONF + CONF_STEP_NS },
+		{ "confirm-n", required_argument, NULL, O_CONF + CONF_CONFIRM_N },
+		{ "rx-latency-ns", required_argument, NULL, O_CONF + CONF_RX_LATENCY_NS },
 		{ "ldisc", required_argument, NULL, O_LDISC },
+		{ "print-labels", no_argument, NULL, O_LABELS },
 		{ "dump-events", no_argument, NULL, O_DUMP },
 		{ "status", no_argument, NULL, O_STATUS },
 		{ "json", no_argument, NULL, O_JSON },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
+	struct conf cli = { 0 }, file;
 	struct gp_err e;
+	int c, idx, prio = LOG_INFO, ret;
 	long long v;
-	int c;
 
 	*o = (struct opts){ .leapfile = DEFAULT_LEAPFILE,
 			    .guard_n = GUARD_DEF_N,
 			    .live.ldisc = DEFAULT_LDISC };
 	assoc_defaults(&o->assoc);
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hqv", lo, &idx)) != -1) {
 		switch (c) {
 		case O_REPLAY:	o->replay = optarg; break;
 		case O_RECORD:	o->record = optarg; break;
 		case O_STATE:	o->state = optarg; break;
+		case O_CONFIG:	o->config = optarg; break;
+		case O_LABELS:	o->live.print_labels = true; break;
 		case O_DUMP:	o->live.dump_events = true; break;
 		case O_STATUS:	o->status = true; break;
 		case O_JSON:	o->json = true; break;
-		case O_BAUD:
-			if (!live_parse_baud(optarg, &o->live.baud)) {
-				fprintf(stderr, "gpsphcd: --baud \"%s\" is not a standard rate (1200..921600, e.g. 9600)\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case O_EDGE:
-			if (!live_parse_edge(optarg, &o->live.edge)) {
-				fprintf(stderr, "gpsphcd: --edge \"%s\" must be rising or falling\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case O_SERVO:
-			if (!live_parse_servo(optarg, &o->live.servo)) {
-				fprintf(stderr, "gpsphcd: --servo \"%s\" must be on (the kernel steers the clock) or off (ts2phc or ptp4l does)\n",
-					optarg);
-				return 2;
-			}
-			break;
+		case 'q':	prio = LOG_WARNING; break;
+		case 'v':	prio = LOG_DEBUG; break;
 		case O_LDISC:
 			if (!parse_ll(optarg, 1, 30, &v)) {
-				fprintf(stderr, "gpsphcd: --ldisc \"%s\" must be 1..30, the module's ldisc parameter (default %d)\n",
+				log_msg(LOG_ERR, "--ldisc \"%s\" must be 1..30, the module's ldisc parameter (default %d)",
 					optarg, DEFAULT_LDISC);
 				return 2;
 			}
@@ -171,31 +251,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case O_LEAP:	o->leapfile = optarg; break;
 		case O_NB:
 			if (!parse_date(optarg, &o->not_before)) {
-				fprintf(stderr, "gpsphcd: --not-before \"%s\" is not a date YYYY-MM-DD\n",
+				log_msg(LOG_ERR, "--not-before \"%s\" is not a date YYYY-MM-DD",
 					optarg);
 				return 2;
 			}
 			o->have_not_before = true;
-			break;
-		case O_GUARD:
-			if (!parse_ll(optarg, 1, 1000, &v)) {
-				fprintf(stderr, "gpsphcd: --guard \"%s\" must be a whole number 1..1000 (default %d)\n",
-					optarg, GUARD_DEF_N);
-				return 2;
-			}
-			o->guard_n = (unsigned int)v;
-			break;
-		case O_OFF:
-		case O_WIN:
-		case O_MARGIN:
-			if (!parse_ll(optarg, -999, 1000, &v)) {
-				fprintf(stderr, "gpsphcd: %s \"%s\" must be whole milliseconds\n",
-					argv[optind - 1], optarg);
-				return 2;
-			}
-			*(c == O_OFF ? &o->assoc.offset_ns :
-			  c == O_WIN ? &o->assoc.window_ns :
-			  &o->assoc.margin_ns) = v * 1000000;
 			break;
 		case 'h':
 			usage(stdout);
@@ -204,29 +264,35 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			printf("gpsphcd %s\n", GPSPHC_VERSION);
 			exit(0);
 		default:
+			if (c >= O_CONF && c < O_CONF + CONF_NKEYS) {
+				if (conf_set(&cli, (enum conf_key)(c - O_CONF),
+					     optarg, &e)) {
+					log_msg(LOG_ERR, "--%s %s", lo[idx].name,
+						e.msg);
+					return 2;
+				}
+				break;
+			}
 			usage(stderr);
 			return 2;
 		}
 	}
-	if (assoc_check_cfg(&o->assoc, &e)) {
-		fprintf(stderr, "gpsphcd: %s\n", e.msg);
-		return 2;
-	}
+	log_setup(prio);
 	/* --servo changes the device it attaches to: live mode only. */
-	if (o->live.servo != LIVE_SERVO_LEAVE && (o->status || o->replay)) {
-		fprintf(stderr, "gpsphcd: --servo goes with live mode (gpsphcd --servo on|off TTY), not with %s\n",
+	if ((cli.set & (1u << CONF_SERVO)) && (o->status || o->replay)) {
+		log_msg(LOG_ERR, "--servo goes with live mode (gpsphcd --servo on|off TTY), not with %s",
 			o->status ? "--status" : "--replay");
 		return 2;
 	}
 	if (o->status) {
-		if (optind < argc || o->replay || o->record) {
+		if (optind < argc || o->replay || o->record || o->config) {
 			usage(stderr);
 			return 2;
 		}
 		return 0;
 	}
 	if (o->json) {
-		fprintf(stderr, "gpsphcd: --json goes with --status\n");
+		log_msg(LOG_ERR, "--json goes with --status");
 		return 2;
 	}
 	if (optind < argc)
@@ -236,7 +302,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		usage(stderr);
 		return 2;
 	}
-	return 0;
+	if (o->config && (ret = read_config(o->config, &file)))
+		return ret;
+	if (o->config)
+		conf_merge(&file, &cli);
+	return apply_conf(o->config ? &file : &cli, o);
 }
 
 /* The leap-seconds.list if it is good, else the built-in table. */
@@ -252,25 +322,25 @@ static void load_leap(const char *path, struct leap_table *t)
 	leap_builtin(t);
 	format_utc(exp, sizeof(exp), t->expires, false);
 	if (!f || !buf) {
-		fprintf(stderr, "gpsphcd: WARNING: cannot read leap-second file %s (%s): using the built-in table (expires %s); install tzdata or pass --leapfile\n",
+		log_msg(LOG_WARNING, "WARNING: cannot read leap-second file %s (%s): using the built-in table (expires %s); install tzdata or pass --leapfile",
 			path, strerror(errno), exp);
 		goto out;
 	}
 	n = fread(buf, 1, LEAPFILE_MAX, f);
 	if (n == LEAPFILE_MAX || ferror(f)) {
-		fprintf(stderr, "gpsphcd: WARNING: %s is not a readable leap-seconds.list (too large or read error): using the built-in table (expires %s)\n",
+		log_msg(LOG_WARNING, "WARNING: %s is not a readable leap-seconds.list (too large or read error): using the built-in table (expires %s)",
 			path, exp);
 		goto out;
 	}
 	if (leap_parse_list(buf, n, &list, &e)) {
-		fprintf(stderr, "gpsphcd: WARNING: %s: %s. Using the built-in table (expires %s)\n",
+		log_msg(LOG_WARNING, "WARNING: %s: %s. Using the built-in table (expires %s)",
 			path, e.msg, exp);
 		goto out;
 	}
 	if (list.expires >= t->expires)
 		*t = list;
 	else
-		fprintf(stderr, "gpsphcd: %s expires before the built-in table (%s): using the built-in table\n",
+		log_msg(LOG_NOTICE, "%s expires before the built-in table (%s): using the built-in table",
 			path, exp);
 out:
 	if (f)
@@ -278,6 +348,7 @@ out:
 	free(buf);
 }
 
+/* Replay: the labels are the output. */
 static void emit(void *ctx, const struct pp_label *l)
 {
 	(void)ctx;
@@ -292,14 +363,14 @@ static int live_main(struct opts *o, struct pipeline *p)
 	if (o->record) {
 		o->live.record = fopen(o->record, "w");
 		if (!o->live.record) {
-			fprintf(stderr, "gpsphcd: cannot write the capture %s: %s\n",
+			log_msg(LOG_ERR, "cannot write the capture %s: %s",
 				o->record, strerror(errno));
 			return 1;
 		}
 	}
 	ret = live_run(&o->live, p);
 	if (o->live.record && fclose(o->live.record)) {
-		fprintf(stderr, "gpsphcd: writing the capture %s failed: %s\n",
+		log_msg(LOG_ERR, "writing the capture %s failed: %s",
 			o->record, strerror(errno));
 		ret = 1;
 	}
@@ -316,6 +387,7 @@ int main(int argc, char **argv)
 	FILE *in;
 	int ret;
 
+	log_setup(LOG_INFO);
 	if ((ret = parse_opts(argc, argv, &o)))
 		return ret;
 	if (o.status)
@@ -333,19 +405,19 @@ int main(int argc, char **argv)
 
 	in = strcmp(o.replay, "-") ? fopen(o.replay, "r") : stdin;
 	if (!in) {
-		fprintf(stderr, "gpsphcd: cannot open capture %s: %s\n",
+		log_msg(LOG_ERR, "cannot open capture %s: %s",
 			o.replay, strerror(errno));
 		return 1;
 	}
 	ret = replay_run(in, o.replay, &p);
 	if (in != stdin)
 		fclose(in);
-	fprintf(stderr, "gpsphcd: replay of %s: %lu edges labelled (%lu of them sentences, coarse mode), %lu held by the guard, %lu refused before the pivot\n",
+	log_msg(LOG_INFO, "replay of %s: %lu edges labelled (%lu of them sentences, coarse mode), %lu held by the guard, %lu refused before the pivot",
 		o.replay, p.labels, p.coarse_labels, p.held, p.rejected);
 	if (state && state_save_last_good(state, &p, true) < 0)
 		ret = -1;
 	if (fflush(stdout)) {
-		fprintf(stderr, "gpsphcd: writing labels: %s\n", strerror(errno));
+		log_msg(LOG_ERR, "writing labels: %s", strerror(errno));
 		return 1;
 	}
 	return ret ? 1 : 0;

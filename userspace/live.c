@@ -26,14 +26,17 @@
 #include <unistd.h>
 
 #include <linux/netlink.h>
+#include <systemd/sd-daemon.h>
 #include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
 #include <netlink/msg.h>
 
 #include "linux/gpsphc.h"
 #include "live.h"
+#include "log.h"
 #include "replay.h"
 #include "state.h"
+#include "status.h"
 #include "timeconv.h"
 
 #ifndef SOL_NETLINK
@@ -103,7 +106,10 @@ struct live {
 	uint32_t dev_id;
 	uint32_t ptp_index;	/* N of /dev/ptpN */
 	uint32_t got_id, got_ptp;	/* the last dev-get reply */
+	uint32_t got_state;		/* its servo state, 0 if none */
 	bool got;
+	uint32_t servo_state;	/* enum gpsphc_servo_state last said */
+	bool stored;		/* the tty is in systemd's fd store */
 	struct live_ring edges;		/* on-time PPS edges */
 	struct live_ring sentences;	/* sentences that start a second */
 	unsigned long labels_good;	/* taken by the kernel, or kept (hold) */
@@ -121,46 +127,6 @@ static const struct { unsigned int baud; speed_t speed; } live_bauds[] = {
 	{ 115200, B115200 }, { 230400, B230400 }, { 460800, B460800 },
 	{ 921600, B921600 },
 };
-
-bool live_parse_baud(const char *s, unsigned int *baud)
-{
-	char *end;
-	unsigned long v;
-	size_t i;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end)
-		return false;
-	for (i = 0; i < sizeof(live_bauds) / sizeof(live_bauds[0]); i++)
-		if (live_bauds[i].baud == v) {
-			*baud = (unsigned int)v;
-			return true;
-		}
-	return false;
-}
-
-bool live_parse_edge(const char *s, unsigned int *edge)
-{
-	if (!strcmp(s, "rising"))
-		*edge = GPSPHC_EDGE_RISING;
-	else if (!strcmp(s, "falling"))
-		*edge = GPSPHC_EDGE_FALLING;
-	else
-		return false;
-	return true;
-}
-
-bool live_parse_servo(const char *s, int *servo)
-{
-	if (!strcmp(s, "on"))
-		*servo = LIVE_SERVO_ON;
-	else if (!strcmp(s, "off"))
-		*servo = LIVE_SERVO_OFF;
-	else
-		return false;
-	return true;
-}
 
 static speed_t live_speed(unsigned int baud)
 {
@@ -232,7 +198,7 @@ static void live_refuse(const struct live_opts *o, dev_t rdev, const char *what,
 	char who[256];
 
 	live_holders(rdev, who, sizeof(who));
-	fprintf(stderr, "gpsphcd: %s %s, held open by %s: %s; %s is left as it is\n",
+	log_msg(LOG_ERR, "%s %s, held open by %s: %s; %s is left as it is",
 		o->device, what, who[0] ? who : "a process not visible here (run as root to see which)",
 		todo, o->device);
 }
@@ -240,30 +206,36 @@ static void live_refuse(const struct live_opts *o, dev_t rdev, const char *what,
 /*
  * Lock the tty (one gpsphcd per tty), check that nobody else has a
  * discipline on it, then raw mode, CLOCAL, speed, and the discipline.
- * Returns the fd, or -1 with *@status the exit status.
+ * @fd is the tty a gpsphcd before this one left in systemd's fd store, or
+ * -1 to open o->device; if it still has the discipline, it is taken as it
+ * is (*@reused). Returns the fd, or -1 with *@status the exit status.
  */
-static int live_attach(const struct live_opts *o, int *status)
+static int live_attach(const struct live_opts *o, int fd, int *status,
+		       bool *reused)
 {
 	struct termios tio;
 	struct stat st;
-	int fd, ld = o->ldisc, cur;
+	int ld = o->ldisc, cur;
+	bool from_store = fd >= 0;
 	char what[96];
 
 	*status = 1;
-	fd = open(o->device, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	*reused = false;
+	if (!from_store)
+		fd = open(o->device, O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
-		fprintf(stderr, "gpsphcd: cannot open %s: %s\n", o->device, strerror(errno));
+		log_msg(LOG_ERR, "cannot open %s: %s", o->device, strerror(errno));
 		return -1;
 	}
-	if (fstat(fd, &st) || tcgetattr(fd, &tio)) {
-		fprintf(stderr, "gpsphcd: %s is not a tty (%s): give the receiver's serial device\n",
+	if (fstat(fd, &st) || ioctl(fd, TIOCGETD, &cur)) {
+		log_msg(LOG_ERR, "%s is not a tty (%s): give the receiver's serial device",
 			o->device, strerror(errno));
 		goto fail;
 	}
 	/* Held for as long as this process runs: a second gpsphcd fails here. */
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
 		if (errno != EWOULDBLOCK) {
-			fprintf(stderr, "gpsphcd: cannot lock %s: %s\n", o->device,
+			log_msg(LOG_ERR, "cannot lock %s: %s", o->device,
 				strerror(errno));
 			goto fail;
 		}
@@ -273,10 +245,20 @@ static int live_attach(const struct live_opts *o, int *status)
 		goto fail;
 	}
 	/*
+	 * The same open tty (the lock above is its own) kept in the fd
+	 * store: a gpsphcd before this one attached it, and its device and
+	 * clock are still there.
+	 */
+	if (from_store && cur == ld) {
+		*reused = true;
+		*status = 0;
+		return fd;
+	}
+	/*
 	 * Any discipline but N_TTY belongs to a process that holds the tty
 	 * (ldattach, a gpsphcd that opened it through another device node).
 	 */
-	if (!ioctl(fd, TIOCGETD, &cur) && cur != N_TTY) {
+	if (cur != N_TTY) {
 		*status = LIVE_EXIT_BUSY;
 		snprintf(what, sizeof(what), "already has line discipline %d%s attached",
 			 cur, cur == ld ? " (gpsphc)" : "");
@@ -284,22 +266,28 @@ static int live_attach(const struct live_opts *o, int *status)
 			    "gpsphcd does not take a tty from another program; stop that one first");
 		goto fail;
 	}
+	if (tcgetattr(fd, &tio)) {
+		log_msg(LOG_ERR, "%s is not a tty (%s): give the receiver's serial device",
+			o->device, strerror(errno));
+		goto fail;
+	}
 	cfmakeraw(&tio);
 	tio.c_cflag |= CLOCAL | CREAD;
-	if (o->baud && (cfsetispeed(&tio, live_speed(o->baud)) ||
-			cfsetospeed(&tio, live_speed(o->baud)))) {
-		fprintf(stderr, "gpsphcd: cannot set %u baud on %s\n", o->baud, o->device);
+	if ((o->conf.set & (1u << CONF_BAUD)) &&
+	    (cfsetispeed(&tio, live_speed(o->conf.baud)) ||
+	     cfsetospeed(&tio, live_speed(o->conf.baud)))) {
+		log_msg(LOG_ERR, "cannot set %u baud on %s", o->conf.baud, o->device);
 		goto fail;
 	}
 	if (tcsetattr(fd, TCSANOW, &tio)) {
-		fprintf(stderr, "gpsphcd: cannot set raw mode on %s: %s\n", o->device,
+		log_msg(LOG_ERR, "cannot set raw mode on %s: %s", o->device,
 			strerror(errno));
 		goto fail;
 	}
 	if (ioctl(fd, TIOCSETD, &ld)) {
 		int e = errno;
 
-		fprintf(stderr, "gpsphcd: cannot attach line discipline %d to %s: %s%s\n",
+		log_msg(LOG_ERR, "cannot attach line discipline %d to %s: %s%s",
 			ld, o->device, strerror(e),
 			e == EPERM ? " (attaching needs CAP_SYS_TIME: run as root)" :
 			e == EINVAL ? " (is the gpsphc module loaded? try: modprobe gpsphc)" : "");
@@ -326,7 +314,7 @@ static void *live_dcd_keeper(void *arg)
 	while (ioctl(fd, TIOCMIWAIT, TIOCM_CAR) == 0 || errno == EINTR)
 		;
 	if (errno != ENOTTY && errno != EINVAL && errno != EIO)
-		fprintf(stderr, "gpsphcd: waiting for DCD changes failed (%s): PPS interrupts may be off on this UART\n",
+		log_msg(LOG_WARNING, "waiting for DCD changes failed (%s): PPS interrupts may be off on this UART",
 			strerror(errno));
 	return NULL;
 }
@@ -354,6 +342,17 @@ static int live_err_cb(struct sockaddr_nl *nla, struct nlmsgerr *err, void *arg)
 	return NL_STOP;
 }
 
+/* The servo state in a GPSPHC_A_DEV_SERVO nest, or 0. */
+static uint32_t live_servo_state(struct nlattr *nest)
+{
+	struct nlattr *tb[GPSPHC_A_SERVO_MAX + 1];
+
+	if (!nest || nla_parse_nested(tb, GPSPHC_A_SERVO_MAX, nest, NULL) ||
+	    !tb[GPSPHC_A_SERVO_STATE])
+		return 0;
+	return nla_get_u32(tb[GPSPHC_A_SERVO_STATE]);
+}
+
 static int live_dev_id_cb(struct nl_msg *msg, void *arg)
 {
 	struct nlattr *tb[GPSPHC_A_DEV_MAX + 1];
@@ -365,6 +364,7 @@ static int live_dev_id_cb(struct nl_msg *msg, void *arg)
 	l->got_id = nla_get_u32(tb[GPSPHC_A_DEV_ID]);
 	l->got_ptp = tb[GPSPHC_A_DEV_PTP_INDEX] ?
 		     nla_get_u32(tb[GPSPHC_A_DEV_PTP_INDEX]) : 0;
+	l->got_state = live_servo_state(tb[GPSPHC_A_DEV_SERVO]);
 	l->got = true;
 	return NL_OK;
 }
@@ -391,12 +391,12 @@ static int live_request(struct live *l, struct nl_msg *msg, const char *what,
 		ret = nl_recvmsgs(l->req, nlcb);
 	if (ret >= 0 && l->ack_err) {
 		if (l->ack_err != quiet)
-			fprintf(stderr, "gpsphcd: %s: %s%s%s\n", what,
+			log_msg(LOG_ERR, "%s: %s%s%s", what,
 				strerror(-l->ack_err), l->ack_msg[0] ? ": " : "",
 				l->ack_msg);
 		ret = l->ack_err;
 	} else if (ret < 0) {
-		fprintf(stderr, "gpsphcd: %s: %s\n", what, nl_geterror(ret));
+		log_msg(LOG_ERR, "%s: %s", what, nl_geterror(ret));
 	}
 	nl_cb_put(nlcb);
 	return ret < 0 ? ret : 0;
@@ -432,15 +432,22 @@ static int live_dev_get(struct live *l, int quiet)
 	return ret ? ret : l->got ? 0 : -NLE_OBJ_NOTFOUND;
 }
 
+/* The keys that go to the kernel in dev-set. */
+#define LIVE_DEV_SET_KEYS ((1u << CONF_EDGE) | (1u << CONF_SERVO) | \
+			   (1u << CONF_SCALE) | (1u << CONF_STEP_NS) | \
+			   (1u << CONF_CONFIRM_N) | (1u << CONF_RX_LATENCY_NS))
+
 static int live_setup_netlink(struct live *l)
 {
+	const struct conf *c = &l->o->conf;
+#define has(k) (c->set & (1u << (k)))
 	struct nl_msg *msg;
 	int grp, one = 1, ret, rcvbuf = LIVE_RCVBUF;
 
 	l->req = nl_socket_alloc();
 	l->sk = nl_socket_alloc();
 	if (!l->req || !l->sk || genl_connect(l->req) || genl_connect(l->sk)) {
-		fprintf(stderr, "gpsphcd: cannot open a generic netlink socket\n");
+		log_msg(LOG_ERR, "cannot open a generic netlink socket");
 		return -1;
 	}
 	setsockopt(nl_socket_get_fd(l->req), SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
@@ -454,7 +461,7 @@ static int live_setup_netlink(struct live *l)
 	l->family = genl_ctrl_resolve(l->req, GPSPHC_GENL_NAME);
 	grp = genl_ctrl_resolve_grp(l->req, GPSPHC_GENL_NAME, GPSPHC_MCGRP_EVENTS);
 	if (l->family < 0 || grp < 0) {
-		fprintf(stderr, "gpsphcd: the kernel has no \"%s\" netlink family: load the module (modprobe gpsphc)\n",
+		log_msg(LOG_ERR, "the kernel has no \"%s\" netlink family: load the module (modprobe gpsphc)",
 			GPSPHC_GENL_NAME);
 		return -1;
 	}
@@ -463,19 +470,34 @@ static int live_setup_netlink(struct live *l)
 		return -1;
 	l->dev_id = l->got_id;
 	l->ptp_index = l->got_ptp;
+	l->servo_state = l->got_state;
 
-	/* --edge and --servo in one dev-set: the kernel applies all or none. */
-	if (l->o->edge || l->o->servo != LIVE_SERVO_LEAVE) {
-		bool off = l->o->servo == LIVE_SERVO_OFF;
+	/*
+	 * The settings of the options and the configuration file in one
+	 * dev-set: the kernel applies all or none. At every attach, and
+	 * again on a device taken over from the fd store (the same values:
+	 * nothing moves).
+	 */
+	if (c->set & LIVE_DEV_SET_KEYS) {
+		bool off = c->servo == CONF_SERVO_OFF;
 
 		msg = live_msg(l, GPSPHC_CMD_DEV_SET);
 		ret = !msg || nla_put_u32(msg, GPSPHC_A_DEV_ID, l->dev_id) ||
-		      (l->o->edge &&
-		       nla_put_u32(msg, GPSPHC_A_DEV_EDGE, l->o->edge)) ||
-		      (l->o->servo != LIVE_SERVO_LEAVE &&
+		      (has(CONF_EDGE) &&
+		       nla_put_u32(msg, GPSPHC_A_DEV_EDGE, c->edge)) ||
+		      (has(CONF_SCALE) &&
+		       nla_put_u32(msg, GPSPHC_A_DEV_SCALE, c->scale)) ||
+		      (has(CONF_STEP_NS) &&
+		       nla_put_u64(msg, GPSPHC_A_DEV_STEP_NS, c->step_ns)) ||
+		      (has(CONF_CONFIRM_N) &&
+		       nla_put_u32(msg, GPSPHC_A_DEV_CONFIRM_N, c->confirm_n)) ||
+		      (has(CONF_RX_LATENCY_NS) &&
+		       nla_put_u64(msg, GPSPHC_A_DEV_RX_LATENCY_NS,
+				   c->rx_latency_ns)) ||
+		      (has(CONF_SERVO) &&
 		       nla_put_u8(msg, GPSPHC_A_DEV_SERVO_OFF, off));
 		if (!ret)
-			ret = live_request(l, msg, "applying --edge and --servo",
+			ret = live_request(l, msg, "applying the settings (edge, servo, scale, step_ns, confirm_n, rx_latency_ns)",
 					   NULL, 0);
 		nlmsg_free(msg);
 		if (ret)
@@ -484,10 +506,11 @@ static int live_setup_netlink(struct live *l)
 	}
 
 	if (nl_socket_add_membership(l->sk, grp)) {
-		fprintf(stderr, "gpsphcd: cannot join the gpsphc events group\n");
+		log_msg(LOG_ERR, "cannot join the gpsphc events group");
 		return -1;
 	}
 	return 0;
+#undef has
 }
 
 static void live_ring_add(struct live_ring *r, uint64_t raw, uint32_t seq)
@@ -540,10 +563,10 @@ static void live_lost(struct live *l, bool overflow, uint32_t edges,
 	s->start_ns = s->last_ns;
 	l->next_check = 0;
 	if (overflow)
-		fprintf(stderr, "gpsphcd: WARNING: %s: kernel events lost: gpsphcd fell behind and its netlink socket overflowed (ENOBUFS); labels that need them are skipped, labelling goes on with the next edge\n",
+		log_msg(LOG_WARNING, "WARNING: %s: kernel events lost: gpsphcd fell behind and its netlink socket overflowed (ENOBUFS); labels that need them are skipped, labelling goes on with the next edge",
 			l->tty_name);
 	else
-		fprintf(stderr, "gpsphcd: WARNING: %s: kernel events lost: %" PRIu32 " %s missing from the sequence; labels that need them are skipped, labelling goes on with the next edge\n",
+		log_msg(LOG_WARNING, "WARNING: %s: kernel events lost: %" PRIu32 " %s missing from the sequence; labels that need them are skipped, labelling goes on with the next edge",
 			l->tty_name, edges ? edges : sentences,
 			edges ? "PPS edges" : "sentences");
 }
@@ -555,7 +578,7 @@ static void live_loss_over(struct live *l, int64_t now)
 
 	if (!s->episode || now - s->last_ns < LIVE_LOSS_QUIET_NS)
 		return;
-	fprintf(stderr, "gpsphcd: %s: events flow again after %.1f s of losses: %llu PPS edges and %llu sentences missing from the sequence, %lu socket overflows%s; if this recurs, see gpsphcd --status: many bad sentences mean a wrong --baud or a noisy line, many edges a noisy PPS wire\n",
+	log_msg(LOG_NOTICE, "%s: events flow again after %.1f s of losses: %llu PPS edges and %llu sentences missing from the sequence, %lu socket overflows%s; if this recurs, see gpsphcd --status: many bad sentences mean a wrong --baud or a noisy line, many edges a noisy PPS wire",
 		l->tty_name, (s->last_ns - s->start_ns) / 1e9, s->edges,
 		s->sentences, s->overflows,
 		s->overflows ? " (each loses an unknown number of events)" : "");
@@ -654,7 +677,7 @@ static void live_save_state(struct live *l)
 {
 	if (l->o->state && l->have_last &&
 	    state_save_last_good(l->o->state, l->p, false) < 0)
-		fprintf(stderr, "gpsphcd: cannot save the last-good time to %s: %s\n",
+		log_msg(LOG_ERR, "cannot save the last-good time to %s: %s",
 			l->o->state, strerror(errno));
 }
 
@@ -678,7 +701,7 @@ static void live_label_busy(struct live *l, const char *what)
 	if (l->refused_busy)
 		return;
 	l->refused_busy = true;
-	fprintf(stderr, "gpsphcd: %s: %s%s%s; labels are printed, not taken, until the kernel servo is on again (gpsphcd --servo on); meanwhile steer /dev/ptp%" PRIu32 " with ts2phc or ptp4l\n",
+	log_msg(LOG_WARNING, "%s: %s%s%s; labels are printed, not taken, until the kernel servo is on again (gpsphcd --servo on); meanwhile steer /dev/ptp%" PRIu32 " with ts2phc or ptp4l",
 		what, strerror(EBUSY), l->ack_msg[0] ? ": " : "", l->ack_msg,
 		l->ptp_index);
 }
@@ -696,14 +719,18 @@ static void live_label(void *ctx, const struct pp_label *lab)
 	char what[96];
 	uint32_t seq;
 
-	pp_print_label(stdout, lab);
+	if (l->o->print_labels)
+		pp_print_label(stdout, lab);
+	else if (log_enabled(LOG_DEBUG))
+		log_msg(LOG_DEBUG, "%s: %s at %" PRId64 " ns is TAI %" PRId64 " (TAI-UTC %d)",
+			l->tty_name, input, lab->edge_ns, lab->tai, lab->tai_utc);
 	if (l->hold) {
 		live_label_good(l, lab->tai);
 		return;
 	}
 	if (!live_ring_find(lab->coarse ? &l->sentences : &l->edges,
 			    lab->edge_ns, &seq)) {
-		fprintf(stderr, "gpsphcd: the %s at %" PRId64 " ns is older than the last %d: not labelled\n",
+		log_msg(LOG_WARNING, "the %s at %" PRId64 " ns is older than the last %d: not labelled",
 			input, lab->edge_ns, LIVE_RING);
 		return;
 	}
@@ -728,7 +755,7 @@ static void live_label(void *ctx, const struct pp_label *lab)
 		 input, seq, lab->coarse ? " (coarse mode)" : "", lab->tai);
 	if (!live_request(l, msg, what, NULL, -EBUSY)) {
 		if (l->refused_busy)
-			fprintf(stderr, "gpsphcd: the kernel takes labels again (%s)\n",
+			log_msg(LOG_NOTICE, "the kernel takes labels again (%s)",
 				what);
 		l->refused_busy = false;
 		live_label_good(l, lab->tai);
@@ -736,6 +763,25 @@ static void live_label(void *ctx, const struct pp_label *lab)
 		live_label_busy(l, what);
 	}
 	nlmsg_free(msg);
+}
+
+/* systemd's status line of the service (nothing without systemd). */
+static void live_notify_status(struct live *l, const char *more)
+{
+	sd_notifyf(0, "%sSTATUS=%s is gpsphc%" PRIu32 ", /dev/ptp%" PRIu32 ": servo %s",
+		   more, l->tty_name, l->dev_id, l->ptp_index,
+		   status_servo_state_name(l->servo_state));
+}
+
+/* The kernel's servo changed state (@state 0: not said). */
+static void live_servo_changed(struct live *l, uint32_t state)
+{
+	if (!state || state == l->servo_state)
+		return;
+	l->servo_state = state;
+	log_msg(LOG_INFO, "%s: servo %s", l->tty_name,
+		status_servo_state_name(state));
+	live_notify_status(l, "");
 }
 
 static int live_event_cb(struct nl_msg *msg, void *arg)
@@ -751,6 +797,8 @@ static int live_event_cb(struct nl_msg *msg, void *arg)
 		live_pps(l, tb[GPSPHC_A_DEV_PPS]);
 	else if (gh->cmd == GPSPHC_CMD_SENTENCE_NTF && tb[GPSPHC_A_DEV_SENTENCE])
 		live_sentence(l, tb[GPSPHC_A_DEV_SENTENCE]);
+	else if (gh->cmd == GPSPHC_CMD_STATE_NTF)
+		live_servo_changed(l, live_servo_state(tb[GPSPHC_A_DEV_SERVO]));
 	fflush(stdout);
 	if (l->o->record)
 		fflush(l->o->record);
@@ -775,18 +823,18 @@ static int live_check(struct live *l)
 	int ld, ret;
 
 	if (ioctl(l->fd, TIOCGETD, &ld)) {
-		fprintf(stderr, "gpsphcd: %s: cannot read its line discipline (%s): hung up? stopping\n",
+		log_msg(LOG_ERR, "%s: cannot read its line discipline (%s): hung up? stopping",
 			l->o->device, strerror(errno));
 		return 1;
 	}
 	if (ld != l->o->ldisc) {
-		fprintf(stderr, "gpsphcd: the gpsphc line discipline on %s was replaced by another process (now discipline %d); exiting so that the service restarts it (find what sets it: %s)\n",
+		log_msg(LOG_ERR, "the gpsphc line discipline on %s was replaced by another process (now discipline %d); exiting so that the service restarts it (find what sets it: %s)",
 			l->tty_name, ld, "fuser -v /dev/<tty>, an ldattach or a getty");
 		return LIVE_EXIT_LOST;
 	}
 	ret = live_dev_get(l, -ENODEV);
 	if (ret && l->ack_err == -ENODEV) {
-		fprintf(stderr, "gpsphcd: %s has the gpsphc line discipline but the kernel has no device for it: it was detached and attached again by another process; exiting so that the service restarts it\n",
+		log_msg(LOG_ERR, "%s has the gpsphc line discipline but the kernel has no device for it: it was detached and attached again by another process; exiting so that the service restarts it",
 			l->tty_name);
 		return LIVE_EXIT_LOST;
 	}
@@ -794,7 +842,7 @@ static int live_check(struct live *l)
 	if (ret)
 		return 0;
 	if (l->got_id != l->dev_id) {
-		fprintf(stderr, "gpsphcd: %s is now gpsphc%" PRIu32 ", not gpsphc%" PRIu32 ": another process detached the discipline and attached it again; exiting so that the service restarts it\n",
+		log_msg(LOG_ERR, "%s is now gpsphc%" PRIu32 ", not gpsphc%" PRIu32 ": another process detached the discipline and attached it again; exiting so that the service restarts it",
 			l->tty_name, l->got_id, l->dev_id);
 		return LIVE_EXIT_LOST;
 	}
@@ -817,8 +865,58 @@ static void live_read_events(struct live *l, struct nl_cb *cb)
 		if (err == -NLE_NOMEM)
 			live_lost(l, true, 0, 0);
 		else if (err < 0 && err != -NLE_INTR)
-			fprintf(stderr, "gpsphcd: reading events: %s\n", nl_geterror(err));
+			log_msg(LOG_ERR, "reading events: %s", nl_geterror(err));
 	}
+}
+
+/*
+ * The tty a gpsphcd before this one left in systemd's fd store (FDNAME
+ * "tty", see live_store()), if it is still @path's device; -1 if there is
+ * none. Any other descriptor passed is closed, and a stale tty is taken
+ * out of the store.
+ */
+static int live_stored_tty(const char *path)
+{
+	char **names = NULL;
+	struct stat want, st;
+	int n, i, fd = -1;
+
+	n = sd_listen_fds_with_names(1, &names);
+	if (n <= 0)
+		return -1;
+	if (stat(path, &want))
+		want.st_rdev = 0;
+	for (i = 0; i < n; i++) {
+		int f = SD_LISTEN_FDS_START + i;
+
+		if (fd < 0 && names && names[i] && !strcmp(names[i], "tty") &&
+		    !fstat(f, &st) && S_ISCHR(st.st_mode) &&
+		    st.st_rdev == want.st_rdev) {
+			fd = f;
+			continue;
+		}
+		if (names && names[i] && !strcmp(names[i], "tty")) {
+			log_msg(LOG_NOTICE, "the tty kept in the file descriptor store is not %s (any more): released",
+				path);
+			sd_notify(0, "FDSTOREREMOVE=1\nFDNAME=tty");
+		}
+		close(f);
+	}
+	for (i = 0; names && names[i]; i++)
+		free(names[i]);
+	free(names);
+	return fd;
+}
+
+/*
+ * Give systemd a copy of the tty (FileDescriptorStoreMax= in the unit):
+ * it keeps the tty open, and with it the discipline, the PTP clock and
+ * the PPS source, while gpsphcd is killed or restarted, and hands it to
+ * the next gpsphcd. True if there is a service manager to keep it.
+ */
+static bool live_store(int fd)
+{
+	return sd_pid_notify_with_fds(0, 0, "FDSTORE=1\nFDNAME=tty", &fd, 1) > 0;
 }
 
 int live_run(const struct live_opts *o, struct pipeline *p)
@@ -828,16 +926,18 @@ int live_run(const struct live_opts *o, struct pipeline *p)
 	char path[PATH_MAX];
 	struct nl_cb *cb = NULL;
 	int ret = 1, ld = N_TTY;
+	bool reused;
 
 	if (!realpath(o->device, path)) {
-		fprintf(stderr, "gpsphcd: %s: %s\n", o->device, strerror(errno));
+		log_msg(LOG_ERR, "%s: %s", o->device, strerror(errno));
 		return 1;
 	}
 	l.tty_name = strrchr(path, '/') + 1;
-	l.fd = live_attach(o, &ret);
+	l.fd = live_attach(o, live_stored_tty(path), &ret, &reused);
 	if (l.fd < 0)
 		return ret;
 	ret = 1;
+	l.stored = reused || live_store(l.fd);
 	if (live_setup_netlink(&l))
 		goto out_detach;
 	cb = nl_cb_alloc(NL_CB_DEFAULT);
@@ -854,12 +954,19 @@ int live_run(const struct live_opts *o, struct pipeline *p)
 
 		if (pthread_create(&keeper, NULL, live_dcd_keeper, (void *)(intptr_t)l.fd) ||
 		    pthread_detach(keeper))
-			fprintf(stderr, "gpsphcd: cannot start the DCD interrupt keeper: PPS may be missed on 8250 UARTs\n");
+			log_msg(LOG_WARNING, "cannot start the DCD interrupt keeper: PPS may be missed on 8250 UARTs");
 	}
-	fprintf(stderr, "gpsphcd: %s attached as gpsphc%" PRIu32 "\n", o->device, l.dev_id);
+	if (reused)
+		log_msg(LOG_INFO, "%s: took over gpsphc%" PRIu32 " (/dev/ptp%" PRIu32 ", servo %s) from the file descriptor store: the clock stayed in place",
+			o->device, l.dev_id, l.ptp_index,
+			status_servo_state_name(l.servo_state));
+	else
+		log_msg(LOG_INFO, "%s attached as gpsphc%" PRIu32, o->device, l.dev_id);
 	if (l.hold)
-		fprintf(stderr, "gpsphcd: the kernel servo is off (--servo off): labels are printed, not sent; steer /dev/ptp%" PRIu32 " with ts2phc or ptp4l\n",
+		log_msg(LOG_NOTICE, "the kernel servo is off (--servo off): labels are printed, not sent; steer /dev/ptp%" PRIu32 " with ts2phc or ptp4l",
 			l.ptp_index);
+	/* The device and its PTP clock exist: ready. */
+	live_notify_status(&l, "READY=1\n");
 
 	l.next_check = live_now_ns() + LIVE_CHECK_NS;
 	while (!live_stop) {
@@ -882,24 +989,38 @@ int live_run(const struct live_opts *o, struct pipeline *p)
 		if (poll(pfd, 2, (int)((l.next_check - now) / 1000000) + 1) < 0) {
 			if (errno == EINTR)
 				continue;
-			fprintf(stderr, "gpsphcd: poll: %s\n", strerror(errno));
+			log_msg(LOG_ERR, "poll: %s", strerror(errno));
 			goto out_detach;
 		}
 		if (pfd[1].revents & (POLLHUP | POLLERR | POLLNVAL)) {
-			fprintf(stderr, "gpsphcd: %s hung up (unplugged?): stopping\n", o->device);
+			log_msg(LOG_ERR, "%s hung up (unplugged?): stopping", o->device);
 			goto out_detach;
 		}
 		if (pfd[0].revents & (POLLIN | POLLERR))
 			live_read_events(&l, cb);
 	}
 	ret = 0;
+	sd_notify(0, "STOPPING=1");
 	live_save_state(&l);
+	/*
+	 * Stopped or restarted by the service manager, which holds the tty:
+	 * the clock stays for the next gpsphcd (restart), or goes when
+	 * systemd closes its copy (stop).
+	 */
+	if (l.stored) {
+		log_msg(LOG_INFO, "%s: stopping; the tty stays with the service manager, and gpsphc%" PRIu32 " (/dev/ptp%" PRIu32 ") with it until the service is stopped",
+			o->device, l.dev_id, l.ptp_index);
+		goto out_close;
+	}
 out_detach:
 	ioctl(l.fd, TIOCSETD, &ld);
-	goto out_close;
+	goto out_release;
 out_lost:
 	/* The discipline is another process's now: left as it is. */
 	live_save_state(&l);
+out_release:
+	if (l.stored)
+		sd_notify(0, "FDSTOREREMOVE=1\nFDNAME=tty");
 out_close:
 	close(l.fd);
 	if (cb)

@@ -10,32 +10,23 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "conf.h"
 #include "pipeline.h"
-
-/* --servo: what to set GPSPHC_A_DEV_SERVO_OFF to after attaching. */
-enum live_servo {
-	LIVE_SERVO_LEAVE,	/* no --servo: leave the setting as it is */
-	LIVE_SERVO_ON,		/* the kernel servo steers the clock */
-	LIVE_SERVO_OFF,		/* it leaves the clock to ts2phc or ptp4l */
-};
 
 struct live_opts {
 	const char *device;	/* e.g. /dev/ttyS0 */
-	unsigned int baud;	/* 0: leave the speed as it is */
-	unsigned int edge;	/* enum gpsphc_edge, 0: leave it */
-	int servo;		/* enum live_servo: the kernel servo */
+	/*
+	 * Settings applied at attach, each only if given (conf.set): baud
+	 * to the tty; edge, servo, scale, step_ns, confirm_n and
+	 * rx_latency_ns to the device in one dev-set.
+	 */
+	struct conf conf;
 	int ldisc;		/* the module's line discipline number */
+	bool print_labels;	/* one line per label on stdout */
 	bool dump_events;	/* one line per event on stdout */
 	FILE *record;		/* --record capture, or NULL */
 	const char *state;	/* last-good time file, or NULL */
 };
-
-/* Parse "4800".."921600" into @baud; false if not a standard rate. */
-bool live_parse_baud(const char *s, unsigned int *baud);
-/* Parse "rising"/"falling" into enum gpsphc_edge; false otherwise. */
-bool live_parse_edge(const char *s, unsigned int *edge);
-/* Parse "on"/"off" into enum live_servo; false otherwise. */
-bool live_parse_servo(const char *s, int *servo);
 
 /* live_run()'s exit statuses besides 0 and 1 (gpsphcd(8), EXIT STATUS). */
 #define LIVE_EXIT_LOST	3	/* another process replaced the discipline */

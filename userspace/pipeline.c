@@ -3,11 +3,10 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "log.h"
 #include "nmea.h"
 #include "pipeline.h"
 #include "timeconv.h"
-
-#define LOG(...) fprintf(stderr, "gpsphcd: " __VA_ARGS__)
 
 static void set_pivot(struct era_pivot *pv, const struct leap_table *t,
 		      int64_t utc)
@@ -54,7 +53,7 @@ static void note_leap(struct pipeline *p, struct pp_label *l)
 		return;
 	p->leap_announced = next.utc;
 	format_utc(when, sizeof(when), next.utc, false);
-	LOG("leap second pending (%s): TAI-UTC becomes %d at %s\n",
+	log_msg(LOG_NOTICE, "leap second pending (%s): TAI-UTC becomes %d at %s",
 	    l->leap_pending > 0 ? "insertion" : "deletion", next.tai_utc,
 	    when);
 }
@@ -74,11 +73,11 @@ static void warn_behind(struct pipeline *p, const struct nmea_msg *m,
 	format_utc(now, sizeof(now), r->utc, r->sec60);
 	format_utc(pivot, sizeof(pivot), p->pivot.utc, false);
 	if (r->why == ERA_WHY_WEEK)
-		LOG("the receiver reports dates %" PRId64 " weeks early (GPS week rollover bug): its %s date says %s, but the GPS week it sends with it says %s: labelled with the week's time, %" PRId64 " weeks (%.1f years) later. Update its firmware or replace it.\n",
+		log_msg(LOG_WARNING, "the receiver reports dates %" PRId64 " weeks early (GPS week rollover bug): its %s date says %s, but the GPS week it sends with it says %s: labelled with the week's time, %" PRId64 " weeks (%.1f years) later. Update its firmware or replace it.",
 		    r->behind_weeks, nmea_kind_name(m->kind), said, now,
 		    r->behind_weeks, years);
 	else
-		LOG("the receiver reports dates %" PRId64 " weeks early (GPS week rollover bug): its %s says %s, before the era pivot %s (%s), and no honest receiver reads earlier than that; labelled %s, %" PRId64 " weeks (%.1f years) later. Update its firmware or replace it. If the receiver is right, the pivot is wrong: see ERA RESOLUTION in gpsphcd(8).\n",
+		log_msg(LOG_WARNING, "the receiver reports dates %" PRId64 " weeks early (GPS week rollover bug): its %s says %s, before the era pivot %s (%s), and no honest receiver reads earlier than that; labelled %s, %" PRId64 " weeks (%.1f years) later. Update its firmware or replace it. If the receiver is right, the pivot is wrong: see ERA RESOLUTION in gpsphcd(8).",
 		    r->behind_weeks, nmea_kind_name(m->kind), said, pivot,
 		    era_floor_by_name(p->pivot_by), now, r->behind_weeks,
 		    years);
@@ -127,19 +126,19 @@ static void label(struct pipeline *p, const struct pp_pending *s)
 	if (assoc_pick(&a, s->t_ns, p->have_edge ? p->edge_ns : INT64_MIN,
 		       &edge, &delay, &e)) {
 		if (!p->coarse)
-			LOG("%s\n", e.msg);
+			log_msg(LOG_WARNING, "%s", e.msg);
 		else if (delay >= 1000000000)
-			LOG("sentence at %" PRId64 " ns: no sentence started its second (none came %d ms after the one before), so it labels nothing (coarse mode); the receiver's output leaves no quiet gap: send fewer sentences or raise the baud rate\n",
+			log_msg(LOG_WARNING, "sentence at %" PRId64 " ns: no sentence started its second (none came %d ms after the one before), so it labels nothing (coarse mode); the receiver's output leaves no quiet gap: send fewer sentences or raise the baud rate",
 			    s->t_ns, GPSPHC_SENTENCE_GAP_MS);
 		else
-			LOG("sentence at %" PRId64 " ns came %" PRId64 " ms after the first sentence of its second, outside the %" PRId64 " ms window or within %" PRId64 " ms of half a second: not used (coarse mode); raise --window if the receiver sends its time late in the second\n",
+			log_msg(LOG_WARNING, "sentence at %" PRId64 " ns came %" PRId64 " ms after the first sentence of its second, outside the %" PRId64 " ms window or within %" PRId64 " ms of half a second: not used (coarse mode); raise --window if the receiver sends its time late in the second",
 			    s->t_ns, delay / 1000000, a.window_ns / 1000000,
 			    a.margin_ns / 1000000);
 		return;
 	}
 	if (p->edge_done) {
 		if (s->lab.tai != p->edge_tai)
-			LOG("sentence at %" PRId64 " ns says TAI %" PRId64 " for the edge at %" PRId64 " ns already labelled %" PRId64 ": ignored\n",
+			log_msg(LOG_WARNING, "sentence at %" PRId64 " ns says TAI %" PRId64 " for the edge at %" PRId64 " ns already labelled %" PRId64 ": ignored",
 			    s->t_ns, s->lab.tai, edge, p->edge_tai);
 		return;
 	}
@@ -149,7 +148,7 @@ static void label(struct pipeline *p, const struct pp_pending *s)
 	switch (v) {
 	case GUARD_BEFORE_PIVOT:
 		p->rejected++;
-		LOG("label %s for the edge at %" PRId64 " ns is before the pivot: refused\n",
+		log_msg(LOG_WARNING, "label %s for the edge at %" PRId64 " ns is before the pivot: refused",
 		    got, edge);
 		return;
 	case GUARD_HOLD: {
@@ -160,13 +159,13 @@ static void label(struct pipeline *p, const struct pp_pending *s)
 		p->held++;
 		leap_utc_from_tai(&p->leap, expected, &eu, &e60, &off);
 		format_utc(want, sizeof(want), eu, e60);
-		LOG("TIME JUMP HELD: the receiver says %s (TAI %" PRId64 ") but the running time is %s (TAI %" PRId64 "), %+" PRId64 " s; accepted only after %u consecutive edges agree (%u so far)\n",
+		log_msg(LOG_WARNING, "TIME JUMP HELD: the receiver says %s (TAI %" PRId64 ") but the running time is %s (TAI %" PRId64 "), %+" PRId64 " s; accepted only after %u consecutive edges agree (%u so far)",
 		    got, s->lab.tai, want, expected, s->lab.tai - expected,
 		    p->guard.n, p->guard.cand_count);
 		return;
 	}
 	case GUARD_JUMP:
-		LOG("TIME JUMP ACCEPTED after %u consistent edges: now %s (TAI %" PRId64 "), running time was TAI %" PRId64 " (%+" PRId64 " s)\n",
+		log_msg(LOG_WARNING, "TIME JUMP ACCEPTED after %u consistent edges: now %s (TAI %" PRId64 "), running time was TAI %" PRId64 " (%+" PRId64 " s)",
 		    p->guard.n, got, s->lab.tai, expected,
 		    s->lab.tai - expected);
 		break;
@@ -214,7 +213,7 @@ void pipeline_edge(struct pipeline *p, int64_t t_ns)
 	drain(p, t_ns, false);
 	if (p->coarse) {
 		p->coarse = false;
-		LOG("PPS edges back: labelling edges (coarse mode ends)\n");
+		log_msg(LOG_NOTICE, "PPS edges back: labelling edges (coarse mode ends)");
 	}
 	p->have_pps = true;
 	p->pps_ns = t_ns;
@@ -253,7 +252,7 @@ static bool resolve(struct pipeline *p, int64_t t_ns, const char *s,
 	if (ret == NMEA_E_UNSUPPORTED)
 		return false;
 	if (ret) {
-		LOG("sentence at %" PRId64 " ns rejected (%s): %s\n", t_ns,
+		log_msg(LOG_WARNING, "sentence at %" PRId64 " ns rejected (%s): %s", t_ns,
 		    nmea_err_name(ret), e.msg);
 		return false;
 	}
@@ -261,35 +260,35 @@ static bool resolve(struct pipeline *p, int64_t t_ns, const char *s,
 	if (ret == ERA_E_NO_DATE)
 		return false;
 	if (ret) {
-		LOG("sentence at %" PRId64 " ns not resolved: %s\n", t_ns,
+		log_msg(LOG_WARNING, "sentence at %" PRId64 " ns not resolved: %s", t_ns,
 		    e.msg);
 		return false;
 	}
 	if (r.nsec) {
 		if (!p->warned_frac)
-			LOG("%s time has a fraction of %09" PRIu32 " ns: it does not describe a PPS edge; such sentences are skipped\n",
+			log_msg(LOG_WARNING, "%s time has a fraction of %09" PRIu32 " ns: it does not describe a PPS edge; such sentences are skipped",
 			    nmea_kind_name(m.kind), r.nsec);
 		p->warned_frac = true;
 		return false;
 	}
 	warn_behind(p, &m, &r);
 	if (r.ahead)
-		LOG("%s time is more than 1024 weeks after the pivot; trusted, but check --not-before and the state file\n",
+		log_msg(LOG_WARNING, "%s time is more than 1024 weeks after the pivot; trusted, but check --not-before and the state file",
 		    nmea_kind_name(m.kind));
 	rx_leap = m.has_leap && !m.leap_default ? m.leap : -1;
 	ret = leap_label(&p->leap, &r, rx_leap, &out->lab, &e);
 	if (ret >= LEAP_E_MALFORMED) {
-		LOG("sentence at %" PRId64 " ns: %s\n", t_ns, e.msg);
+		log_msg(LOG_WARNING, "sentence at %" PRId64 " ns: %s", t_ns, e.msg);
 		return false;
 	}
 	if (ret)
-		LOG("%s\n", e.msg);
+		log_msg(LOG_WARNING, "%s", e.msg);
 	if (out->lab.src != LEAP_SRC_RECEIVER &&
 	    (!p->warned_expired_utc ||
 	     out->lab.utc - p->warned_expired_utc >= SECS_PER_DAY) &&
 	    leap_check_expiry(&p->leap, out->lab.utc, &e)) {
 		p->warned_expired_utc = out->lab.utc;
-		LOG("WARNING: %s\n", e.msg);
+		log_msg(LOG_WARNING, "WARNING: %s", e.msg);
 	}
 	out->t_ns = t_ns;
 	out->behind_weeks = r.behind_weeks;
@@ -320,10 +319,10 @@ static void good_sentence(struct pipeline *p, int64_t t_ns)
 	drain(p, INT64_MAX, true);
 	if (!p->coarse) {
 		if (p->have_pps)
-			LOG("no PPS edge for %" PRId64 " s: coarse mode, the first sentence of each second stands in for the edge (millisecond accuracy); check the PPS wiring (DCD)\n",
+			log_msg(LOG_WARNING, "no PPS edge for %" PRId64 " s: coarse mode, the first sentence of each second stands in for the edge (millisecond accuracy); check the PPS wiring (DCD)",
 			    (t_ns - p->pps_ns) / 1000000000);
 		else
-			LOG("no PPS edge in the first %" PRId64 " s of sentences: coarse mode, the first sentence of each second stands in for the edge (millisecond accuracy); check the PPS wiring (DCD)\n",
+			log_msg(LOG_WARNING, "no PPS edge in the first %" PRId64 " s of sentences: coarse mode, the first sentence of each second stands in for the edge (millisecond accuracy); check the PPS wiring (DCD)",
 			    (t_ns - p->first_good_ns) / 1000000000);
 	}
 	p->coarse = true;
@@ -342,7 +341,7 @@ void pipeline_sentence(struct pipeline *p, int64_t t_ns, const char *s,
 	if (!resolve(p, t_ns, s, len, &pend))
 		return;
 	if (p->nq == PP_QUEUE) {
-		LOG("more than %d sentences wait for their edge: dropping the oldest; check --offset\n",
+		log_msg(LOG_WARNING, "more than %d sentences wait for their edge: dropping the oldest; check --offset",
 		    PP_QUEUE);
 		memmove(&p->q[0], &p->q[1], (PP_QUEUE - 1) * sizeof(p->q[0]));
 		p->nq--;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "log.h"
 #include "replay.h"
 
 static char *skip_blank(char *p)
@@ -16,7 +17,7 @@ static char *skip_blank(char *p)
 
 static int bad_line(const char *name, unsigned long n, const char *why)
 {
-	fprintf(stderr, "gpsphcd: %s:%lu: %s; expected \"S <ns> <sentence>\", \"P <ns>\" or \"# comment\" (see gpsphcd(8))\n",
+	log_msg(LOG_ERR, "%s:%lu: %s; expected \"S <ns> <sentence>\", \"P <ns>\" or \"# comment\" (see gpsphcd(8))",
 		name, n, why);
 	return -1;
 }
@@ -70,7 +71,7 @@ int replay_run(FILE *in, const char *name, struct pipeline *p)
 		}
 	}
 	if (!ret && ferror(in)) {
-		fprintf(stderr, "gpsphcd: reading %s: %s\n", name,
+		log_msg(LOG_ERR, "reading %s: %s", name,
 			strerror(errno));
 		ret = -1;
 	}

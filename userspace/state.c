@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "state.h"
 #include "timeconv.h"
 
@@ -23,7 +24,7 @@ int state_load(const char *path, int64_t *tai)
 	if (!f) {
 		if (errno == ENOENT)
 			return -ENOENT;
-		fprintf(stderr, "gpsphcd: cannot open state file %s: %s; check its permissions or remove it\n",
+		log_msg(LOG_WARNING, "cannot open state file %s: %s; check its permissions or remove it",
 			path, strerror(errno));
 		return -errno;
 	}
@@ -39,7 +40,7 @@ int state_load(const char *path, int64_t *tai)
 	}
 	fclose(f);
 	if (ver != 1 || !found) {
-		fprintf(stderr, "gpsphcd: state file %s is not a version 1 state file with last_good_tai; ignoring it (remove it to silence this)\n",
+		log_msg(LOG_WARNING, "state file %s is not a version 1 state file with last_good_tai; ignoring it (remove it to silence this)",
 			path);
 		return -EINVAL;
 	}
@@ -61,7 +62,7 @@ int state_save(const char *path, int64_t tai, const char *utc_text)
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		ret = -errno;
-		fprintf(stderr, "gpsphcd: cannot write state file %s: %s; check the directory's permissions\n",
+		log_msg(LOG_ERR, "cannot write state file %s: %s; check the directory's permissions",
 			tmp, strerror(errno));
 		goto out_free;
 	}
@@ -93,7 +94,7 @@ int state_save(const char *path, int64_t tai, const char *utc_text)
 	}
 	goto out_free;
 out_unlink:
-	fprintf(stderr, "gpsphcd: cannot write state file %s: %s; the last-good time is not saved\n",
+	log_msg(LOG_ERR, "cannot write state file %s: %s; the last-good time is not saved",
 		path, strerror(-ret));
 	unlink(tmp);
 out_free:
@@ -127,7 +128,7 @@ void state_floor(const char *path, const struct leap_table *leap,
 	at = f->state_max - ERA_STATE_BELIEVED;
 	format_utc(saved, sizeof(saved), ev.state, s60);
 	format_utc(anchor, sizeof(anchor), at, false);
-	fprintf(stderr, "gpsphcd: state file %s says the last good time was %s, %.1f years after %s %s: not believed, a saved time counts only up to %lld weeks (%.1f years) after it. An older gpsphcd could save a time 1024 weeks ahead of an honest receiver: if the receiver's time is right, nothing to do, the file is rewritten once the labels have been consistent for %d minutes (or delete it now). If %s is the real date, this gpsphcd is too old to resolve GPS week rollovers by itself: update it, or pass --not-before YYYY-MM-DD.\n",
+	log_msg(LOG_WARNING, "state file %s says the last good time was %s, %.1f years after %s %s: not believed, a saved time counts only up to %lld weeks (%.1f years) after it. An older gpsphcd could save a time 1024 weeks ahead of an honest receiver: if the receiver's time is right, nothing to do, the file is rewritten once the labels have been consistent for %d minutes (or delete it now). If %s is the real date, this gpsphcd is too old to resolve GPS week rollovers by itself: update it, or pass --not-before YYYY-MM-DD.",
 		path, saved, YEARS(ev.state - at),
 		ev.have_build && at == build ? "the build date" : "--not-before",
 		anchor, (long long)(ERA_STATE_BELIEVED / SECS_PER_WEEK),
@@ -144,7 +145,7 @@ int state_save_last_good(const char *path, const struct pipeline *p,
 
 	if (!p->have_last_good) {
 		if (say)
-			fprintf(stderr, "gpsphcd: state file %s not written: the labels were consistent for %" PRId64 " s, a time is saved only after %d s\n",
+			log_msg(LOG_INFO, "state file %s not written: the labels were consistent for %" PRId64 " s, a time is saved only after %d s",
 				path, pipeline_run_secs(p), PP_TRUST_S);
 		return 1;
 	}

@@ -27,6 +27,7 @@
 #include <netlink/genl/genl.h>
 #include <netlink/msg.h>
 
+#include "log.h"
 #include "linux/gpsphc.h"
 #include "status.h"
 
@@ -70,6 +71,11 @@ static const char *const status_states[] = {
 };
 
 #define NAME(tab, v) status_name(tab, sizeof(tab) / sizeof(tab[0]), v)
+
+const char *status_servo_state_name(uint32_t state)
+{
+	return NAME(status_states, state);
+}
 
 struct status_ctx {
 	FILE *out;
@@ -213,12 +219,12 @@ int status_run(FILE *out, bool json)
 	int family, ret = 1, err;
 
 	if (!sk || genl_connect(sk)) {
-		fprintf(stderr, "gpsphcd: cannot open a generic netlink socket\n");
+		log_msg(LOG_ERR, "cannot open a generic netlink socket");
 		goto out;
 	}
 	family = genl_ctrl_resolve(sk, GPSPHC_GENL_NAME);
 	if (family < 0) {
-		fprintf(stderr, "gpsphcd: the kernel has no \"%s\" netlink family: load the module (modprobe gpsphc)\n",
+		log_msg(LOG_ERR, "the kernel has no \"%s\" netlink family: load the module (modprobe gpsphc)",
 			GPSPHC_GENL_NAME);
 		goto out;
 	}
@@ -233,7 +239,7 @@ int status_run(FILE *out, bool json)
 		/* A dump interrupted by a change starts again. */
 	} while (err == -NLE_DUMP_INTR && !c.n);
 	if (err < 0) {
-		fprintf(stderr, "gpsphcd: listing gpsphc devices: %s\n", nl_geterror(err));
+		log_msg(LOG_ERR, "listing gpsphc devices: %s", nl_geterror(err));
 		goto out;
 	}
 	if (json)

@@ -28,17 +28,7 @@ for b in "$gpsphcd" "$built" "$gen"; do
 	fi
 done
 
-n=0
-fail=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n $2"
-	else
-		echo "not ok $n $2"
-		fail=$((fail + 1))
-	fi
-}
+. "$here/tap.sh"
 
 # run NAME EXPECTED-FILE OPTIONS...: replay with $bin, compare stdout; a
 # NAME with a / is a path.  run_built: the same with the test build.
@@ -284,20 +274,6 @@ rc=$?
 [ $rc -eq 1 ] && grep -q "bad.log:2: unknown event type" "$tmp/err" &&
 	[ ! -s "$tmp/out" ]
 ok $? "malformed capture line rejected with its line number"
-
-# refused MESSAGE ARGS...: gpsphcd ARGS exits 2 with exactly MESSAGE on
-# stderr and nothing on stdout, before touching a tty or netlink.
-refused() {
-	want=$1
-	shift
-	"$gpsphcd" "$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-	if [ $rc -ne 2 ] || [ "$(cat "$tmp/err")" != "$want" ] || [ -s "$tmp/out" ]; then
-		echo "# gpsphcd $* exited $rc; stderr:"
-		sed 's/^/#   /' "$tmp/err"
-		return 1
-	fi
-}
 
 # --servo changes the attached device: live mode only.
 refused "gpsphcd: --servo goes with live mode (gpsphcd --servo on|off TTY), not with --replay" \

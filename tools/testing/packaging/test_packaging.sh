@@ -98,10 +98,9 @@ same "modinfo -F version gpsphc.ko is dkms.conf's PACKAGE_VERSION" \
 	echo "/lib/modules/$KA/updates/gpsphc.ko"
 	echo /usr/sbin/gpsphcd
 	echo /usr/share/man/man8/gpsphcd.8
-	for f in "$SRC"/userspace/systemd/*.service "$SRC"/userspace/systemd/*.socket \
-		 "$SRC"/userspace/systemd/*.timer "$SRC"/userspace/systemd/*.path \
-		 "$SRC"/userspace/systemd/*.target; do
-		[ -f "$f" ] && echo "/usr/lib/systemd/system/${f##*/}"
+	echo /usr/share/man/man5/gpsphc.conf.5
+	for f in "$SRC"/userspace/systemd/*.in; do
+		[ -f "$f" ] && { f=${f##*/}; echo "/usr/lib/systemd/system/${f%.in}"; }
 	done
 	for f in "$SRC"/userspace/udev/*.rules; do
 		[ -f "$f" ] && echo "/usr/lib/udev/rules.d/${f##*/}"
@@ -127,6 +126,13 @@ check "modprobe gpsphc finds it: modprobe -d DESTDIR -S $KA --show-depends gpsph
 	sh -c "modprobe -d '$D' -S '$KA' --show-depends gpsphc | tee /dev/stderr |
 		grep -qx 'insmod $D/lib/modules/$KA/updates/gpsphc.ko *'"
 same "installed gpsphcd --version" "gpsphcd $V" "$("$D/usr/sbin/gpsphcd" --version 2>&1)"
+check "make install: the service, rules and config example are there" \
+	test -f "$D/usr/lib/systemd/system/gpsphcd@.service" -a \
+	-f "$D/usr/lib/udev/rules.d/60-gpsphc.rules" -a \
+	-f "$D/usr/share/doc/gpsphcd/examples/gpsphc.conf"
+same "make install: the unit runs the gpsphcd it installed" \
+	"ExecStart=/usr/sbin/gpsphcd --config /etc/gpsphc/%i.conf --state /var/lib/gpsphc/%i.state /dev/%I" \
+	"$(grep '^ExecStart=' "$D/usr/lib/systemd/system/gpsphcd@.service")"
 check "make uninstall DESTDIR=... KVER=$KA" make -s -C "$SRC" uninstall KVER="$KA" DESTDIR="$D"
 same "make uninstall left no file in the DESTDIR" "" "$(files "$D")"
 
@@ -169,6 +175,17 @@ if [ -f "$HELPER_DEB" ]; then
 	dpkg-deb -x "$HELPER_DEB" "$T/helper"
 	same "gpsphcd --version from the package" "gpsphcd $V" \
 		"$("$T/helper/usr/sbin/gpsphcd" --version 2>&1)"
+	# Where bookworm's systemd and udev put theirs (debian/rules).
+	same "gpsphcd: the unit, the udev rules, both man pages, the config example" \
+		"/lib/systemd/system/gpsphcd@.service
+/lib/udev/rules.d/60-gpsphc.rules
+/usr/share/doc/gpsphcd/examples/gpsphc.conf
+/usr/share/man/man5/gpsphc.conf.5.gz
+/usr/share/man/man8/gpsphcd.8.gz" \
+		"$(files "$T/helper" | grep -E 'systemd/system/|rules\.d/|examples/gpsphc\.conf|man[58]/')"
+	same "gpsphcd: the packaged unit runs /usr/sbin/gpsphcd" \
+		"ExecStart=/usr/sbin/gpsphcd --config /etc/gpsphc/%i.conf --state /var/lib/gpsphc/%i.state /dev/%I" \
+		"$(grep '^ExecStart=' "$T/helper/lib/systemd/system/gpsphcd@.service")"
 fi
 if [ -f "$DKMS_DEB" ]; then
 	dpkg-deb -x "$DKMS_DEB" "$T/dkmspkg"
@@ -268,6 +285,9 @@ check "modprobe gpsphc on $KA loads the DKMS module" sh -c \
 	"nsenter -t $holder -m chroot '$ROOT' modprobe -S '$KA' --show-depends gpsphc |
 		grep -qx 'insmod /lib/modules/$KA/updates/dkms/gpsphc.ko *'"
 same "gpsphcd --version, installed" "gpsphcd $V" "$(in_root gpsphcd --version 2>&1)"
+check "systemd-analyze verify gpsphcd@ttyS0.service, as the package installed it" \
+	in_root sh -c 'mkdir -p /tmp/u && cp /lib/systemd/system/gpsphcd@.service "/tmp/u/gpsphcd@ttyS0.service" &&
+		out=$(systemd-analyze verify /tmp/u/gpsphcd@ttyS0.service 2>&1); echo "$out"; [ -z "$out" ]'
 check "headers of $KB installed after gpsphc, and the kernel's hook run" \
 	install_headers "$KB"
 check "gpsphc.ko $V rebuilt for $KB by that hook" has_module "$KB"

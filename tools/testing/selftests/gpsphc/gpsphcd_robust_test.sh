@@ -53,21 +53,12 @@ trap cleanup EXIT
 
 tap_n=0
 fails=0
-uptime_s() { cut -d. -f1 /proc/uptime; }
 labels_printed() { wc -l <"$work/labels"; }
 labels_taken() { cat "$dev/statistics/labels" 2>/dev/null || echo 0; }
 # The lines gpsphcd wrote about lost events so far.
 loss_said() { grep -c 'WARNING: .*events lost' "$work/err"; }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
 
-# until_s SECONDS COMMAND...: run COMMAND every 0.2 s until it succeeds.
-until_s() {
-	limit=$(($(uptime_s) + $1)); shift
-	until "$@"; do
-		[ "$(uptime_s)" -lt "$limit" ] || return 1
-		sleep 0.2
-	done
-}
 
 servo_locked() { grep -qx locked "$dev/servo_state" 2>/dev/null; }
 
@@ -103,7 +94,7 @@ echo "TAP version 13"
 echo "1..13"
 echo 1 >"$SIM_CTL/msr_gate"	# an 8250: DCD interrupts only via TIOCMIWAIT
 echo 0 >"$SIM_CTL/pulse_ppb"
-gpsphcd --baud 9600 --state "$work/state" $tty >"$work/labels" 2>"$work/err" &
+gpsphcd --baud 9600 --print-labels --state "$work/state" $tty >"$work/labels" 2>"$work/err" &
 daemon=$!
 until_s 3 test -n "$(gpsphc_dev)"
 dev=$(gpsphc_dev)

@@ -38,7 +38,7 @@ echo "1..20"
 echo 1 >"$SIM_CTL/msr_gate"	# an 8250: DCD interrupts only via TIOCMIWAIT
 echo 0 >"$SIM_CTL/pulse_ppb"
 echo 1 >"$SIM_CTL/pulse_enable"
-gpsphcd --baud 9600 --state "$work/state" --record "$work/capture" $tty \
+gpsphcd --baud 9600 --print-labels --state "$work/state" --record "$work/capture" $tty \
 	>"$work/labels" 2>"$work/err" &
 daemon=$!
 sleep 1
@@ -100,7 +100,7 @@ coarse_status_shows() {
 }
 
 echo 0 >"$SIM_CTL/pulse_enable"
-gpsphcd --baud 9600 --state "$work/state" --record "$work/coarse.capture" \
+gpsphcd --baud 9600 --print-labels --state "$work/state" --record "$work/coarse.capture" \
 	--dump-events $tty >"$work/coarse.out" 2>"$work/coarse.err" &
 daemon=$!
 dev=
@@ -172,7 +172,7 @@ servo_off_status_shows() {
 
 fails_before=$fails
 echo 1 >"$SIM_CTL/pulse_enable"
-gpsphcd --baud 9600 --servo off --state "$work/off.state" $tty \
+gpsphcd --baud 9600 --print-labels --servo off --state "$work/off.state" $tty \
 	>"$work/off.labels" 2>"$work/off.err" &
 daemon=$!
 sleep 1

@@ -89,6 +89,17 @@ check() {
 	fi
 }
 
+uptime_s() { cut -d. -f1 /proc/uptime; }
+
+# until_s SECONDS COMMAND...: run COMMAND every 0.2 s until it succeeds.
+until_s() {
+	limit=$(($(uptime_s) + $1)); shift
+	until "$@"; do
+		[ "$(uptime_s)" -lt "$limit" ] || return 1
+		sleep 0.2
+	done
+}
+
 # gpsphc_dev: the sysfs directory of the gpsphc device on ttyGPSSIM$port,
 # or nothing.
 gpsphc_dev() {

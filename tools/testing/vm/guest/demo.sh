@@ -34,8 +34,8 @@ echo 50000 >"$ctl/pulse_ppb"
 echo 1000 >"$ctl/pulse_jitter_ns"
 echo 1 >"$ctl/pulse_enable"
 
-step "gpsphcd --baud 9600 $tty (one line per labelled edge: <raw ns> <TAI s> <UTC> <TAI-UTC>)"
-gpsphcd --baud 9600 --state /tmp/state $tty >/tmp/labels.out 2>/tmp/gpsphcd.err &
+step "gpsphcd --baud 9600 --print-labels $tty (one line per labelled edge: <raw ns> <TAI s> <UTC> <TAI-UTC>)"
+gpsphcd --baud 9600 --print-labels --state /tmp/state $tty >/tmp/labels.out 2>/tmp/gpsphcd.err &
 daemon=$!
 sleep 1
 cat /tmp/gpsphcd.err

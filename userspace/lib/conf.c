@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* conf.c - gpsphcd's per-instance configuration: see conf.h. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+#include "guard.h"
+
+#define MS	1000000LL
+
+static const char *const conf_names[CONF_NKEYS] = {
+	[CONF_BAUD] = "baud",
+	[CONF_EDGE] = "edge",
+	[CONF_SERVO] = "servo",
+	[CONF_SCALE] = "scale",
+	[CONF_OFFSET] = "offset",
+	[CONF_WINDOW] = "window",
+	[CONF_MARGIN] = "margin",
+	[CONF_GUARD] = "guard",
+	[CONF_STEP_NS] = "step_ns",
+	[CONF_CONFIRM_N] = "confirm_n",
+	[CONF_RX_LATENCY_NS] = "rx_latency_ns",
+};
+
+static const unsigned long conf_bauds[] = {
+	1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800,
+	921600,
+};
+
+const char *conf_key_name(enum conf_key k)
+{
+	return (unsigned int)k < CONF_NKEYS ? conf_names[k] : NULL;
+}
+
+bool conf_baud_ok(unsigned long baud)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(conf_bauds) / sizeof(conf_bauds[0]); i++)
+		if (conf_bauds[i] == baud)
+			return true;
+	return false;
+}
+
+/* A whole decimal number in [lo, hi]: no sign on unsigned, no blanks. */
+static bool conf_ll(const char *s, long long lo, long long hi, long long *v)
+{
+	char *end;
+
+	if (!(*s >= '0' && *s <= '9') && !(lo < 0 && *s == '-'))
+		return false;
+	errno = 0;
+	*v = strtoll(s, &end, 10);
+	return !errno && !*end && *v >= lo && *v <= hi;
+}
+
+/* @s is one of @a or @b: 1 or 2; 0 if neither. */
+static unsigned int conf_word(const char *s, const char *a, const char *b)
+{
+	return !strcmp(s, a) ? 1 : !strcmp(s, b) ? 2 : 0;
+}
+
+int conf_set(struct conf *c, enum conf_key k, const char *value,
+	     struct gp_err *e)
+{
+	long long v;
+
+	switch (k) {
+	case CONF_BAUD:
+		if (!conf_ll(value, 0, 921600, &v) || !conf_baud_ok((unsigned long)v))
+			return gp_err_set(e, CONF_E_VALUE,
+					  "\"%s\" is not a standard rate (1200..921600, e.g. 9600)",
+					  value);
+		c->baud = (unsigned int)v;
+		break;
+	case CONF_EDGE:
+		c->edge = conf_word(value, "rising", "falling");
+		if (!c->edge)
+			return gp_err_set(e, CONF_E_VALUE,
+					  "\"%s\" must be rising or falling", value);
+		break;
+	case CONF_SERVO:
+		c->servo = conf_word(value, "on", "off");
+		if (!c->servo)
+			return gp_err_set(e, CONF_E_VALUE,
+					  "\"%s\" must be on (the kernel steers the clock) or off (ts2phc or ptp4l does)",
+					  value);
+		break;
+	case CONF_SCALE:
+		c->scale = conf_word(value, "tai", "utc");
+		if (!c->scale)
+			return gp_err_set(e, CONF_E_VALUE,
+					  "\"%s\" must be tai (the PTP timescale) or utc",
+					  value);
+		break;
+	case CONF_OFFSET:
+	case CONF_WINDOW:
+	case CONF_MARGIN:
+		if (!conf_ll(value, -999, 1000, &v))
+			return gp_err_set(e, CONF_E_VALUE,
+					  "\"%s\" must be whole milliseconds, -999..1000",
+					  value);
+		*(k == CONF_OFFSET ? &c->offset_ns : k == CONF_WINDOW ?
+		  &c->window_ns : &c->margin_ns) = v * MS;
+		break;
+	case CONF_GUARD:
+		if (!conf_ll(value, 1, CONF_GUARD_MAX, &v))
+			return gp_err_set(e, CONF_E_VALUE,
+					  "\"%s\" must be a whole number 1..%d (default %d)",
+					  value, CONF_GUARD_MAX, GUARD_DEF_N);
+		c->guard = (unsigned int)v;
+		break;
+	case CONF_STEP_NS:
+		if (!conf_ll(value, 1000, 1000000000, &v))
+			return gp_err_set(e, CONF_E_VALUE,
+					  "\"%s\" must be whole nanoseconds, 1000..1000000000 (default 20000000)",
+					  value);
+		c->step_ns = (uint64_t)v;
+		break;
+	case CONF_CONFIRM_N:
+		if (!conf_ll(value, 1, 60, &v))
+			return gp_err_set(e, CONF_E_VALUE,
+					  "\"%s\" must be a whole number 1..60 (default 3)",
+					  value);
+		c->confirm_n = (uint32_t)v;
+		break;
+	case CONF_RX_LATENCY_NS:
+		if (!conf_ll(value, 0, 999000000, &v))
+			return gp_err_set(e, CONF_E_VALUE,
+					  "\"%s\" must be whole nanoseconds, 0..999000000 (default 0)",
+					  value);
+		c->rx_latency_ns = (uint64_t)v;
+		break;
+	default:
+		return gp_err_set(e, CONF_E_KEY, "no key number %d", (int)k);
+	}
+	c->set |= 1u << k;
+	return CONF_OK;
+}
+
+static bool conf_blank(char ch)
+{
+	return ch == ' ' || ch == '\t' || ch == '\r';
+}
+
+/* The key named by @s[0..@n), or CONF_NKEYS. */
+static enum conf_key conf_lookup(const char *s, size_t n)
+{
+	unsigned int k;
+
+	for (k = 0; k < CONF_NKEYS; k++)
+		if (strlen(conf_names[k]) == n && !memcmp(conf_names[k], s, n))
+			return (enum conf_key)k;
+	return CONF_NKEYS;
+}
+
+/* One line, without its '\n', as "key = value", into @c. */
+static int conf_line(struct conf *c, const char *s, size_t n,
+		     unsigned long line, unsigned long *lines,
+		     struct gp_err *e)
+{
+	const char *eq, *k0, *v0;
+	size_t kn, vn;
+	enum conf_key k;
+	char value[64];
+	struct gp_err ve;
+
+	while (n && conf_blank(*s))
+		s++, n--;
+	while (n && conf_blank(s[n - 1]))
+		n--;
+	if (!n || *s == '#')
+		return CONF_OK;
+	if (memchr(s, '\0', n))
+		return gp_err_set(e, CONF_E_SYNTAX,
+				  "line %lu: holds a NUL byte: the file must be text",
+				  line);
+	eq = memchr(s, '=', n);
+	if (!eq)
+		return gp_err_set(e, CONF_E_SYNTAX,
+				  "line %lu: \"%.*s\" is not \"key = value\" (comments start with '#')",
+				  line, (int)(n > 40 ? 40 : n), s);
+	k0 = s;
+	kn = (size_t)(eq - s);
+	while (kn && conf_blank(k0[kn - 1]))
+		kn--;
+	v0 = eq + 1;
+	vn = n - (size_t)(v0 - s);
+	while (vn && conf_blank(*v0))
+		v0++, vn--;
+	if (!kn)
+		return gp_err_set(e, CONF_E_SYNTAX,
+				  "line %lu: no key before '='", line);
+	k = conf_lookup(k0, kn);
+	if (k == CONF_NKEYS)
+		return gp_err_set(e, CONF_E_KEY,
+				  "line %lu: unknown key \"%.*s\": the keys are baud, edge, servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns (see gpsphc.conf(5))",
+				  line, (int)(kn > 40 ? 40 : kn), k0);
+	if (c->set & (1u << k))
+		return gp_err_set(e, CONF_E_TWICE,
+				  "line %lu: %s given again (first on line %lu): keep one",
+				  line, conf_names[k], lines[k]);
+	if (!vn)
+		return gp_err_set(e, CONF_E_VALUE,
+				  "line %lu: %s has no value", line, conf_names[k]);
+	if (vn >= sizeof(value))
+		return gp_err_set(e, CONF_E_VALUE,
+				  "line %lu: %s: the value \"%.20s...\" is too long",
+				  line, conf_names[k], v0);
+	memcpy(value, v0, vn);
+	value[vn] = '\0';
+	if (conf_set(c, k, value, &ve))
+		return gp_err_set(e, ve.code, "line %lu: %s %s", line,
+				  conf_names[k], ve.msg);
+	lines[k] = line;
+	return CONF_OK;
+}
+
+int conf_parse(const char *text, size_t len, struct conf *c, struct gp_err *e)
+{
+	unsigned long lines[CONF_NKEYS] = { 0 }, line = 0;
+	size_t at = 0;
+	int ret;
+
+	*c = (struct conf){ 0 };
+	gp_err_clear(e);
+	while (at < len) {
+		const char *nl = memchr(text + at, '\n', len - at);
+		size_t n = nl ? (size_t)(nl - (text + at)) : len - at;
+
+		ret = conf_line(c, text + at, n, ++line, lines, e);
+		if (ret)
+			return ret;
+		at += n + 1;
+	}
+	return CONF_OK;
+}
+
+void conf_merge(struct conf *c, const struct conf *over)
+{
+	unsigned int k;
+
+	for (k = 0; k < CONF_NKEYS; k++) {
+		if (!(over->set & (1u << k)))
+			continue;
+		switch ((enum conf_key)k) {
+		case CONF_BAUD:		c->baud = over->baud; break;
+		case CONF_EDGE:		c->edge = over->edge; break;
+		case CONF_SERVO:	c->servo = over->servo; break;
+		case CONF_SCALE:	c->scale = over->scale; break;
+		case CONF_OFFSET:	c->offset_ns = over->offset_ns; break;
+		case CONF_WINDOW:	c->window_ns = over->window_ns; break;
+		case CONF_MARGIN:	c->margin_ns = over->margin_ns; break;
+		case CONF_GUARD:	c->guard = over->guard; break;
+		case CONF_STEP_NS:	c->step_ns = over->step_ns; break;
+		case CONF_CONFIRM_N:	c->confirm_n = over->confirm_n; break;
+		case CONF_RX_LATENCY_NS: c->rx_latency_ns = over->rx_latency_ns; break;
+		case CONF_NKEYS:	break;
+		}
+		c->set |= 1u << k;
+	}
+}
