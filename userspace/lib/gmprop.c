@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * gmprop.c - a grandmaster's announced properties from the servo and the
+ * leap state (see gmprop.h and Documentation/admin-guide/
+ * gpsphc-grandmaster.rst, which this code must match).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gmprop.h"
+
+void gmp_defaults(struct gmp_cfg *c)
+{
+	*c = (struct gmp_cfg){
+		.profile = GMP_PROFILE_DEFAULT,
+		.holdover_s = GMP_DEF_HOLDOVER_S,
+		.accuracy = GMP_ACC_1US,
+		.coarse_accuracy = GMP_ACC_10MS,
+		.utc_offset = GMP_DEF_UTC_OFFSET,
+		.domain = 0,
+		.refresh_s = GMP_DEF_REFRESH_S,
+	};
+}
+
+static bool gmp_num(const char *s, size_t len, long long lo, long long hi,
+		    long long *v)
+{
+	char buf[24], *end;
+
+	if (!len || len >= sizeof(buf))
+		return false;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	errno = 0;
+	*v = strtoll(buf, &end, 0);
+	return !errno && !*end && *v >= lo && *v <= hi;
+}
+
+static const struct gmp_key {
+	const char *name;
+	long long lo, hi;
+	const char *what;
+} gmp_keys[] = {
+	{ "holdover", 0, 30 * 86400, "seconds of holdover announced as clockClass 7, 0..2592000" },
+	{ "accuracy", 0x17, 0xFE, "a clockAccuracy, 0x17..0x31 or 0xFE, e.g. 0x21 for 100 ns" },
+	{ "coarse-accuracy", 0x17, 0xFE, "a clockAccuracy, 0x17..0x31 or 0xFE, e.g. 0x2B for 10 ms" },
+	{ "utc-offset", 0, 1000, "TAI - UTC in seconds while none is known, 0..1000" },
+	{ "domain", 0, 255, "ptp4l's domainNumber, 0..255" },
+	{ "refresh", 1, 86400, "seconds between SETs of unchanged settings, 1..86400" },
+};
+
+int gmp_parse(const char *spec, struct gmp_cfg *c, struct gp_err *e)
+{
+	const char *p = spec;
+
+	while (*p) {
+		size_t len = strcspn(p, ","), klen;
+		const char *eq = memchr(p, '=', len), *val;
+		long long v;
+		size_t i;
+
+		if (!eq) {
+			gp_err_set(e, 1, "\"%.*s\" is not KEY=VALUE (keys: profile, holdover, accuracy, coarse-accuracy, utc-offset, domain, refresh)",
+				   (int)len, p);
+			return -1;
+		}
+		klen = (size_t)(eq - p);
+		val = eq + 1;
+		if (klen == 7 && !strncmp(p, "profile", 7)) {
+			size_t vlen = len - klen - 1;
+
+			if (vlen == 7 && !strncmp(val, "default", 7))
+				c->profile = GMP_PROFILE_DEFAULT;
+			else if (vlen == 6 && !strncmp(val, "g8275a", 6))
+				c->profile = GMP_PROFILE_G8275_A;
+			else if (vlen == 6 && !strncmp(val, "g8275b", 6))
+				c->profile = GMP_PROFILE_G8275_B;
+			else {
+				gp_err_set(e, 1, "profile \"%.*s\" must be default (clockClass 248 after holdover), g8275a (52) or g8275b (187)",
+					   (int)vlen, val);
+				return -1;
+			}
+			goto next;
+		}
+		for (i = 0; i < sizeof(gmp_keys) / sizeof(gmp_keys[0]); i++)
+			if (strlen(gmp_keys[i].name) == klen &&
+			    !strncmp(p, gmp_keys[i].name, klen))
+				break;
+		if (i == sizeof(gmp_keys) / sizeof(gmp_keys[0])) {
+			gp_err_set(e, 1, "unknown key \"%.*s\" (keys: profile, holdover, accuracy, coarse-accuracy, utc-offset, domain, refresh)",
+				   (int)klen, p);
+			return -1;
+		}
+		if (!gmp_num(val, len - klen - 1, gmp_keys[i].lo, gmp_keys[i].hi, &v) ||
+		    (i >= 1 && i <= 2 && v > 0x31 && v != 0xFE)) {
+			gp_err_set(e, 1, "%s \"%.*s\" must be %s", gmp_keys[i].name,
+				   (int)(len - klen - 1), val, gmp_keys[i].what);
+			return -1;
+		}
+		switch (i) {
+		case 0: c->holdover_s = (uint32_t)v; break;
+		case 1: c->accuracy = (uint8_t)v; break;
+		case 2: c->coarse_accuracy = (uint8_t)v; break;
+		case 3: c->utc_offset = (int16_t)v; break;
+		case 4: c->domain = (uint8_t)v; break;
+		default: c->refresh_s = (uint32_t)v; break;
+		}
+next:
+		p += len;
+		if (*p == ',' && *++p == '\0') {
+			gp_err_set(e, 1, "a comma ends \"%s\": remove it", spec);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static uint8_t gmp_degraded(enum gmp_profile p)
+{
+	switch (p) {
+	case GMP_PROFILE_G8275_A:	return GMP_CLASS_DEGRADED_A;
+	case GMP_PROFILE_G8275_B:	return GMP_CLASS_DEGRADED_B;
+	default:			return GMP_CLASS_DEFAULT;
+	}
+}
+
+void gmp_map(const struct gmp_cfg *c, const struct gmp_input *in,
+	     struct ptpm_gm_settings *out)
+{
+	bool labelled = in->state == GMP_LOCKED || in->state == GMP_HOLDOVER ||
+			in->state == GMP_LOCKING;
+	bool utc_known = labelled && in->tai_utc >= 10 && in->tai_utc <= 1000;
+
+	/* Free-running, or not yet (or no longer) steered by us. */
+	*out = (struct ptpm_gm_settings){
+		.clock_class = GMP_CLASS_DEFAULT,
+		.clock_accuracy = GMP_ACC_UNKNOWN,
+		.offset_scaled_log_variance = GMP_VAR_UNKNOWN,
+		.utc_offset = c->utc_offset,
+		.time_flags = PTPM_PTP_TIMESCALE,
+		.time_source = PTPM_TS_INTERNAL_OSC,
+	};
+	if (in->state == GMP_LOCKED) {
+		out->clock_class = GMP_CLASS_LOCKED;
+		out->clock_accuracy = in->coarse ? c->coarse_accuracy : c->accuracy;
+		out->offset_scaled_log_variance = GMP_VAR_PRTC;
+		out->time_source = PTPM_TS_GPS;
+		out->time_flags |= PTPM_TIME_TRACEABLE | PTPM_FREQ_TRACEABLE;
+	} else if (in->state == GMP_HOLDOVER) {
+		if (in->holdover_s <= c->holdover_s && c->holdover_s) {
+			out->clock_class = GMP_CLASS_HOLDOVER;
+			out->offset_scaled_log_variance = GMP_VAR_PRTC;
+			out->time_flags |= PTPM_TIME_TRACEABLE | PTPM_FREQ_TRACEABLE;
+		} else {
+			out->clock_class = gmp_degraded(c->profile);
+		}
+	}
+	if (!utc_known)
+		return;
+	out->utc_offset = (int16_t)in->tai_utc;
+	out->time_flags |= PTPM_UTC_OFF_VALID;
+	/*
+	 * Up from GMP_LEAP_NOTICE_S before the leap (linuxptp takes the
+	 * flags at most 12 hours ahead) until the kernel says it passed.
+	 */
+	if (in->leap_utc <= 0 || in->leap_utc % 86400 ||
+	    in->now_utc < in->leap_utc - GMP_LEAP_NOTICE_S)
+		return;
+	if (in->leap == GMP_LEAP_INSERT)
+		out->time_flags |= PTPM_LEAP_61;
+	else if (in->leap == GMP_LEAP_DELETE)
+		out->time_flags |= PTPM_LEAP_59;
+}
+
+const char *gmp_state_name(int state)
+{
+	switch (state) {
+	case GMP_UNLOCKED:	return "unlocked";
+	case GMP_LOCKING:	return "locking";
+	case GMP_LOCKED:	return "locked";
+	case GMP_HOLDOVER:	return "holdover";
+	case GMP_OFF:		return "off";
+	default:		return "unknown";
+	}
+}
