@@ -15,6 +15,7 @@
 
 #include "leap.h"
 #include "live.h"
+#include "ptp4l_gm.h"
 #include "status.h"
 #include "pipeline.h"
 #include "replay.h"
@@ -41,6 +42,8 @@ struct opts {
 	int64_t not_before;		/* UTC seconds */
 	unsigned int guard_n;
 	struct assoc_cfg assoc;
+	const char *ptp4l_socket;	/* --ptp4l-socket */
+	struct gmp_cfg gm;		/* --ptp4l-gm */
 };
 
 static void usage(FILE *f)
@@ -57,6 +60,11 @@ static void usage(FILE *f)
 		"  --ldisc N                the module's line discipline (default 29)\n"
 		"  --dump-events            print every kernel event as one line\n"
 		"  --record FILE            write events in the --replay format\n"
+		"  --ptp4l-socket PATH      keep this ptp4l's grandmaster settings in step\n"
+		"                           with the servo (ptp4l's uds_address)\n"
+		"  --ptp4l-gm KEY=VALUE,... profile=default|g8275a|g8275b, holdover=S,\n"
+		"                           accuracy=0xNN, domain=N, ...\n"
+		"                           (admin guide: gpsphc-grandmaster)\n"
 		"options:\n"
 		"  --not-before YYYY-MM-DD  no time before this date (raises the era pivot)\n"
 		"  --state FILE             last-good time (live default " DEFAULT_STATE ";\n"
@@ -101,7 +109,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	enum { O_NB = 256, O_STATE, O_LEAP, O_GUARD, O_OFF, O_WIN, O_MARGIN,
 	       O_REPLAY, O_RECORD, O_BAUD, O_EDGE, O_LDISC, O_DUMP, O_STATUS,
-	       O_JSON, O_SERVO };
+	       O_JSON, O_SERVO, O_PTP4L, O_PTP4L_GM };
 	static const struct option lo[] = {
 		{ "replay", required_argument, NULL, O_REPLAY },
 		{ "record", required_argument, NULL, O_RECORD },
@@ -115,6 +123,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "baud", required_argument, NULL, O_BAUD },
 		{ "edge", required_argument, NULL, O_EDGE },
 		{ "servo", required_argument, NULL, O_SERVO },
+		{ "ptp4l-socket", required_argument, NULL, O_PTP4L },
+		{ "ptp4l-gm", required_argument, NULL, O_PTP4L_GM },
 		{ "ldisc", required_argument, NULL, O_LDISC },
 		{ "dump-events", no_argument, NULL, O_DUMP },
 		{ "status", no_argument, NULL, O_STATUS },
@@ -131,6 +141,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			    .guard_n = GUARD_DEF_N,
 			    .live.ldisc = DEFAULT_LDISC };
 	assoc_defaults(&o->assoc);
+	gmp_defaults(&o->gm);
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
 		case O_REPLAY:	o->replay = optarg; break;
@@ -169,6 +180,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->live.ldisc = (int)v;
 			break;
 		case O_LEAP:	o->leapfile = optarg; break;
+		case O_PTP4L:	o->ptp4l_socket = optarg; break;
+		case O_PTP4L_GM:
+			if (gmp_parse(optarg, &o->gm, &e)) {
+				fprintf(stderr, "gpsphcd: --ptp4l-gm: %s\n", e.msg);
+				return 2;
+			}
+			break;
 		case O_NB:
 			if (!parse_date(optarg, &o->not_before)) {
 				fprintf(stderr, "gpsphcd: --not-before \"%s\" is not a date YYYY-MM-DD\n",
@@ -215,6 +233,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	/* --servo changes the device it attaches to: live mode only. */
 	if (o->live.servo != LIVE_SERVO_LEAVE && (o->status || o->replay)) {
 		fprintf(stderr, "gpsphcd: --servo goes with live mode (gpsphcd --servo on|off TTY), not with %s\n",
+			o->status ? "--status" : "--replay");
+		return 2;
+	}
+	if (o->ptp4l_socket && (o->status || o->replay)) {
+		fprintf(stderr, "gpsphcd: --ptp4l-socket goes with live mode (gpsphcd --ptp4l-socket PATH TTY), not with %s\n",
 			o->status ? "--status" : "--replay");
 		return 2;
 	}
@@ -297,7 +320,13 @@ static int live_main(struct opts *o, struct pipeline *p)
 			return 1;
 		}
 	}
+	if (o->ptp4l_socket) {
+		o->live.gm = ptp4l_gm_open(o->ptp4l_socket, NULL, &o->gm);
+		if (!o->live.gm)
+			return 1;
+	}
 	ret = live_run(&o->live, p);
+	ptp4l_gm_close(o->live.gm);
 	if (o->live.record && fclose(o->live.record)) {
 		fprintf(stderr, "gpsphcd: writing the capture %s failed: %s\n",
 			o->record, strerror(errno));

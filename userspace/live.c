@@ -32,6 +32,7 @@
 
 #include "linux/gpsphc.h"
 #include "live.h"
+#include "ptp4l_gm.h"
 #include "replay.h"
 #include "state.h"
 #include "timeconv.h"
@@ -366,6 +367,9 @@ static int live_dev_id_cb(struct nl_msg *msg, void *arg)
 	l->got_ptp = tb[GPSPHC_A_DEV_PTP_INDEX] ?
 		     nla_get_u32(tb[GPSPHC_A_DEV_PTP_INDEX]) : 0;
 	l->got = true;
+	/* Each second (live_check()): ptp4l follows the servo's status. */
+	if (l->o->gm)
+		ptp4l_gm_servo(l->o->gm, tb[GPSPHC_A_DEV_SERVO]);
 	return NL_OK;
 }
 
