@@ -50,6 +50,23 @@ static const struct gmp_key {
 	{ "refresh", 1, 86400, "seconds between SETs of unchanged settings, 1..86400" },
 };
 
+/* Is the @len bytes at @s the word @w? */
+static bool gmp_is(const char *s, size_t len, const char *w)
+{
+	return strlen(w) == len && !strncmp(s, w, len);
+}
+
+/* The index of the @len bytes at @s in @words[1..n-1], 0 if none. */
+static int gmp_word(const char *s, size_t len, const char *const *words, int n)
+{
+	int i;
+
+	for (i = 1; i < n; i++)
+		if (gmp_is(s, len, words[i]))
+			return i;
+	return 0;
+}
+
 int gmp_parse(const char *spec, struct gmp_cfg *c, struct gp_err *e)
 {
 	const char *p = spec;
@@ -61,34 +78,41 @@ int gmp_parse(const char *spec, struct gmp_cfg *c, struct gp_err *e)
 		size_t i;
 
 		if (!eq) {
-			gp_err_set(e, 1, "\"%.*s\" is not KEY=VALUE (keys: profile, holdover, accuracy, coarse-accuracy, utc-offset, domain, refresh)",
+			gp_err_set(e, 1, "\"%.*s\" is not KEY=VALUE (keys: profile, holdover, accuracy, coarse-accuracy, utc-offset, timescale, domain, refresh)",
 				   (int)len, p);
 			return -1;
 		}
 		klen = (size_t)(eq - p);
 		val = eq + 1;
-		if (klen == 7 && !strncmp(p, "profile", 7)) {
-			size_t vlen = len - klen - 1;
+		if (gmp_is(p, klen, "profile")) {
+			static const char *const w[] = { NULL, "default", "g8275a", "g8275b" };
+			int k = gmp_word(val, len - klen - 1, w, 4);
 
-			if (vlen == 7 && !strncmp(val, "default", 7))
-				c->profile = GMP_PROFILE_DEFAULT;
-			else if (vlen == 6 && !strncmp(val, "g8275a", 6))
-				c->profile = GMP_PROFILE_G8275_A;
-			else if (vlen == 6 && !strncmp(val, "g8275b", 6))
-				c->profile = GMP_PROFILE_G8275_B;
-			else {
+			if (!k) {
 				gp_err_set(e, 1, "profile \"%.*s\" must be default (clockClass 248 after holdover), g8275a (52) or g8275b (187)",
-					   (int)vlen, val);
+					   (int)(len - klen - 1), val);
 				return -1;
 			}
+			c->profile = (enum gmp_profile)k;
+			goto next;
+		}
+		if (gmp_is(p, klen, "timescale")) {
+			static const char *const w[] = { NULL, "ptp", "arb" };
+			int k = gmp_word(val, len - klen - 1, w, 3);
+
+			if (!k) {
+				gp_err_set(e, 1, "timescale \"%.*s\" must be ptp (the grandmaster's clock runs TAI, as a NIC's fed from gpsphc) or arb (it runs UTC: ptp4l with software timestamping)",
+					   (int)(len - klen - 1), val);
+				return -1;
+			}
+			c->arb_timescale = k == 2;
 			goto next;
 		}
 		for (i = 0; i < sizeof(gmp_keys) / sizeof(gmp_keys[0]); i++)
-			if (strlen(gmp_keys[i].name) == klen &&
-			    !strncmp(p, gmp_keys[i].name, klen))
+			if (gmp_is(p, klen, gmp_keys[i].name))
 				break;
 		if (i == sizeof(gmp_keys) / sizeof(gmp_keys[0])) {
-			gp_err_set(e, 1, "unknown key \"%.*s\" (keys: profile, holdover, accuracy, coarse-accuracy, utc-offset, domain, refresh)",
+			gp_err_set(e, 1, "unknown key \"%.*s\" (keys: profile, holdover, accuracy, coarse-accuracy, utc-offset, timescale, domain, refresh)",
 				   (int)klen, p);
 			return -1;
 		}
@@ -138,7 +162,7 @@ void gmp_map(const struct gmp_cfg *c, const struct gmp_input *in,
 		.clock_accuracy = GMP_ACC_UNKNOWN,
 		.offset_scaled_log_variance = GMP_VAR_UNKNOWN,
 		.utc_offset = c->utc_offset,
-		.time_flags = PTPM_PTP_TIMESCALE,
+		.time_flags = c->arb_timescale ? 0 : PTPM_PTP_TIMESCALE,
 		.time_source = PTPM_TS_INTERNAL_OSC,
 	};
 	if (in->state == GMP_LOCKED) {

@@ -65,6 +65,12 @@ struct gmp_cfg {
 	uint8_t accuracy;		/* clockAccuracy while locked to the PPS */
 	uint8_t coarse_accuracy;	/* ... and in coarse mode (no PPS) */
 	int16_t utc_offset;		/* currentUtcOffset while not known */
+	/*
+	 * The grandmaster's clock runs UTC, not TAI (ptp4l with software
+	 * timestamping serves CLOCK_REALTIME as it is): ptpTimescale stays
+	 * off, else every client would be TAI - UTC seconds off.
+	 */
+	bool arb_timescale;
 	/* For the I/O (ptp4l_gm.c), parsed here with the rest: */
 	uint8_t domain;			/* ptp4l's domainNumber */
 	uint32_t refresh_s;		/* SET again after this long */
@@ -89,7 +95,8 @@ void gmp_defaults(struct gmp_cfg *c);
 /*
  * Parse "KEY=VALUE[,KEY=VALUE...]" into @c (over its current values):
  * profile=default|g8275a|g8275b, holdover=SECONDS, accuracy=0xNN,
- * coarse-accuracy=0xNN, utc-offset=SECONDS, domain=N, refresh=SECONDS.
+ * coarse-accuracy=0xNN, utc-offset=SECONDS, timescale=ptp|arb, domain=N,
+ * refresh=SECONDS.
  * Returns 0, or -1 with the reason in @e.
  */
 int gmp_parse(const char *spec, struct gmp_cfg *c, struct gp_err *e);

@@ -36,6 +36,7 @@ FIXTURE_TEARDOWN(table)
 }
 FIXTURE_VARIANT(table) {
 	int profile;
+	bool arb;
 	struct gmp_input in;
 	struct ptpm_gm_settings want;
 };
@@ -126,10 +127,23 @@ FIXTURE_VARIANT_ADD(table, leap_date_not_midnight_ignored) {
 	.want = { 6, 0x23, 0x4E5D, 36, F_TS | F_UTC | F_TR, 0x20 },
 };
 
+FIXTURE_VARIANT_ADD(table, locked_arb_timescale) {
+	.arb = true,
+	.in = { .state = GMP_LOCKED, .tai_utc = 37, .leap = GMP_LEAP_INSERT,
+		.leap_utc = LEAP_MIDNIGHT, .now_utc = LEAP_MIDNIGHT - 1 },
+	.want = { 6, 0x23, 0x4E5D, 37, F_UTC | F_TR | PTPM_LEAP_61, 0x20 },
+};
+FIXTURE_VARIANT_ADD(table, unlocked_arb_timescale) {
+	.arb = true,
+	.in = { .state = GMP_UNLOCKED, .leap = GMP_LEAP_NONE },
+	.want = { 248, 0xFE, 0xFFFF, 37, 0, 0xA0 },
+};
+
 TEST_F(table, maps)
 {
 	struct ptpm_gm_settings got;
 
+	self->c.arb_timescale = variant->arb;
 	if (variant->profile)
 		self->c.profile = variant->profile;
 	gmp_map(&self->c, &variant->in, &got);
@@ -232,7 +246,8 @@ TEST(parse_options)
 	EXPECT_EQ(0, c.domain);
 	EXPECT_EQ(60, c.refresh_s);
 	ASSERT_EQ(0, gmp_parse("profile=g8275b,holdover=1200,accuracy=0x21,"
-			       "coarse-accuracy=0x2a,utc-offset=36,domain=24,refresh=5",
+			       "coarse-accuracy=0x2a,utc-offset=36,domain=24,refresh=5,"
+			       "timescale=arb",
 			       &c, &e)) TH_LOG("%s", e.msg);
 	EXPECT_EQ(GMP_PROFILE_G8275_B, c.profile);
 	EXPECT_EQ(1200, c.holdover_s);
@@ -241,7 +256,9 @@ TEST(parse_options)
 	EXPECT_EQ(36, c.utc_offset);
 	EXPECT_EQ(24, c.domain);
 	EXPECT_EQ(5, c.refresh_s);
-	ASSERT_EQ(0, gmp_parse("profile=g8275a", &c, &e));
+	EXPECT_TRUE(c.arb_timescale);
+	ASSERT_EQ(0, gmp_parse("profile=g8275a,timescale=ptp", &c, &e));
+	EXPECT_FALSE(c.arb_timescale);
 	EXPECT_EQ(GMP_PROFILE_G8275_A, c.profile);
 	EXPECT_EQ(1200, c.holdover_s);
 	ASSERT_EQ(0, gmp_parse("accuracy=0xfe,holdover=0", &c, &e));
@@ -257,7 +274,7 @@ TEST(parse_refusals_say_why)
 		"holdover=2592001", "holdover=5s", "accuracy=0x32",
 		"accuracy=0x16", "accuracy=0xff", "domain=256", "refresh=0",
 		"colour=blue", "holdover=10,", ",holdover=10", "holdover=",
-		"=5", "domain=99999999999999999999999",
+		"=5", "domain=99999999999999999999999", "timescale=tai",
 	};
 	struct gmp_cfg c;
 	struct gp_err e;
