@@ -33,17 +33,9 @@ GM_ID=001122.fffe.334455
 # A leap second that has not been announced: the end of 2026-12-31.
 LEAP_UTC=1798761600
 
-n=0
-fail=0
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-not_ok() { n=$((n + 1)); fail=1; echo "not ok $n $*"; }
-skip_all() { printf "1..1\nok 1 ptp4l_gm # SKIP %s\n" "$*"; exit 0; }
-
-[ "$(id -u)" = 0 ] || skip_all "needs root (network namespaces)"
-for t in ip ptp4l pmc; do
-	command -v $t >/dev/null ||
-		skip_all "no $t: apt-get install linuxptp iproute2 (tools/testing/vm/deps.sh)"
-done
+TAP_NAME=ptp4l_gm
+. "$HERE/tap.sh"
+need_root_and ip ptp4l pmc
 if [ ! -x "$GM_DRIVE" ]; then
 	echo "1..1"
 	echo "not ok 1 ptp4l_gm setup: $GM_DRIVE missing (make -C userspace build/gm_drive)"
