@@ -113,6 +113,19 @@ gm_settings() {
 		timeSource
 }
 
+# The grandmaster's own TIME_PROPERTIES_DATA_SET: what phc2sys -w reads
+# (recipe a), as the last eight fields of gm_settings.
+gm_tprops() {
+	pmc_get "$T/gm" TIME_PROPERTIES_DATA_SET | fields currentUtcOffset \
+		leap61 leap59 currentUtcOffsetValid ptpTimescale timeTraceable \
+		frequencyTraceable timeSource
+}
+
+# Its port's state: phc2sys -w waits for MASTER (or SLAVE).
+gm_port() {
+	pmc_get "$T/gm" PORT_DATA_SET | fields portState
+}
+
 # The same as the client sees it, and the grandmaster it follows.
 client_view() {
 	local p t
@@ -176,19 +189,21 @@ setup() {
 	coproc DRV { exec "$GM_DRIVE" "$T/gm" "$T/drv" refresh=2 2>>"$T/drv.log"; }
 	DRV_CHILD=$DRV_PID	# bash unsets DRV_PID when it ends
 	exec {DRV_IN}>&"${DRV[1]}" {DRV_OUT}<&"${DRV[0]}"
+	wait_for "$WAIT_S" MASTER gm_port || return 1
 	wait_for "$WAIT_S" $GM_ID client_gm
 }
 
 if setup; then
-	ok "ptp4l_gm setup: veth between two namespaces, the client follows $GM_ID after ${took} s"
+	ok "ptp4l_gm setup: veth between two namespaces, the grandmaster's port MASTER (what phc2sys -w waits for), the client follows $GM_ID after ${took} s"
 else
-	not_ok "ptp4l_gm setup: the client follows ${got:-nothing}, not $GM_ID, after ${took:-0} s"
+	not_ok "ptp4l_gm setup: the grandmaster's port is ${got:-nothing} or the client follows ${got:-nothing}, not $GM_ID, after ${took:-0} s"
 	for f in gm cl; do sed "s/^/# $f: /" "$T/$f.log" | tail -n 20; done
 	exit 1
 fi
 
 # case NAME LINE WANT: gm_drive sends LINE; the grandmaster has WANT at
-# once, the client announces it within WAIT_S.
+# once, and in its TIME_PROPERTIES_DATA_SET (what phc2sys -w reads) within
+# 10 s, the client announces it within WAIT_S.
 case_() {
 	local name=$1 line=$2 want=$3 gm
 
@@ -198,6 +213,8 @@ case_() {
 		not_ok "ptp4l_gm $name: gm_drive says: $drv"
 	elif [ "$gm" != "$want" ]; then
 		not_ok "ptp4l_gm $name: the grandmaster has [$gm], not [$want]"
+	elif ! wait_for 10 "$(echo "$want" | cut -d' ' -f4-)" gm_tprops; then
+		not_ok "ptp4l_gm $name: the grandmaster's TIME_PROPERTIES_DATA_SET (phc2sys -w reads it) is [$got]"
 	elif ! wait_for "$WAIT_S" "$want" client_view; then
 		not_ok "ptp4l_gm $name: the client sees [$got], not [$want], after $took s"
 	else
