@@ -17,6 +17,7 @@
 #include "leap.h"
 #include "live.h"
 #include "log.h"
+#include "ptp4l_gm.h"
 #include "status.h"
 #include "pipeline.h"
 #include "replay.h"
@@ -43,6 +44,8 @@ struct opts {
 	int64_t not_before;		/* UTC seconds */
 	unsigned int guard_n;
 	struct assoc_cfg assoc;
+	const char *ptp4l_socket;	/* --ptp4l-socket */
+	struct gmp_cfg gm;		/* --ptp4l-gm */
 };
 
 static void usage(FILE *f)
@@ -66,6 +69,11 @@ static void usage(FILE *f)
 		"  --print-labels           print each label on stdout (one line a second)\n"
 		"  --dump-events            print every kernel event as one line\n"
 		"  --record FILE            write events in the --replay format\n"
+		"  --ptp4l-socket PATH      keep this ptp4l's grandmaster settings in step\n"
+		"                           with the servo (ptp4l's uds_address)\n"
+		"  --ptp4l-gm KEY=VALUE,... profile=default|g8275a|g8275b, holdover=S,\n"
+		"                           accuracy=0xNN, domain=N, ...\n"
+		"                           (admin guide: gpsphc-grandmaster)\n"
 		"options:\n"
 		"  -q, --quiet              only warnings and errors on stderr\n"
 		"  -v, --verbose            debug messages too (each label sent)\n"
@@ -188,8 +196,8 @@ static int apply_conf(const struct conf *c, struct opts *o)
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	enum { O_NB = 256, O_STATE, O_LEAP, O_REPLAY, O_RECORD, O_LDISC,
-	       O_DUMP, O_STATUS, O_JSON, O_CONFIG, O_LABELS,
-	       O_CONF = 512 /* + enum conf_key */ };
+	       O_DUMP, O_STATUS, O_JSON, O_CONFIG, O_LABELS, O_PTP4L,
+	       O_PTP4L_GM, O_CONF = 512 /* + enum conf_key */ };
 	static const struct option lo[] = {
 		{ "replay", required_argument, NULL, O_REPLAY },
 		{ "record", required_argument, NULL, O_RECORD },
@@ -208,6 +216,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "step-ns", required_argument, NULL, O_CONF + CONF_STEP_NS },
 		{ "confirm-n", required_argument, NULL, O_CONF + CONF_CONFIRM_N },
 		{ "rx-latency-ns", required_argument, NULL, O_CONF + CONF_RX_LATENCY_NS },
+		{ "ptp4l-socket", required_argument, NULL, O_PTP4L },
+		{ "ptp4l-gm", required_argument, NULL, O_PTP4L_GM },
 		{ "ldisc", required_argument, NULL, O_LDISC },
 		{ "print-labels", no_argument, NULL, O_LABELS },
 		{ "dump-events", no_argument, NULL, O_DUMP },
@@ -228,6 +238,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			    .guard_n = GUARD_DEF_N,
 			    .live.ldisc = DEFAULT_LDISC };
 	assoc_defaults(&o->assoc);
+	gmp_defaults(&o->gm);
 	while ((c = getopt_long(argc, argv, "hqv", lo, &idx)) != -1) {
 		switch (c) {
 		case O_REPLAY:	o->replay = optarg; break;
@@ -249,6 +260,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->live.ldisc = (int)v;
 			break;
 		case O_LEAP:	o->leapfile = optarg; break;
+		case O_PTP4L:	o->ptp4l_socket = optarg; break;
+		case O_PTP4L_GM:
+			if (gmp_parse(optarg, &o->gm, &e)) {
+				log_msg(LOG_ERR, "--ptp4l-gm: %s", e.msg);
+				return 2;
+			}
+			break;
 		case O_NB:
 			if (!parse_date(optarg, &o->not_before)) {
 				log_msg(LOG_ERR, "--not-before \"%s\" is not a date YYYY-MM-DD",
@@ -281,6 +299,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	/* --servo changes the device it attaches to: live mode only. */
 	if ((cli.set & (1u << CONF_SERVO)) && (o->status || o->replay)) {
 		log_msg(LOG_ERR, "--servo goes with live mode (gpsphcd --servo on|off TTY), not with %s",
+			o->status ? "--status" : "--replay");
+		return 2;
+	}
+	if (o->ptp4l_socket && (o->status || o->replay)) {
+		log_msg(LOG_ERR, "--ptp4l-socket goes with live mode (gpsphcd --ptp4l-socket PATH TTY), not with %s",
 			o->status ? "--status" : "--replay");
 		return 2;
 	}
@@ -368,7 +391,13 @@ static int live_main(struct opts *o, struct pipeline *p)
 			return 1;
 		}
 	}
+	if (o->ptp4l_socket) {
+		o->live.gm = ptp4l_gm_open(o->ptp4l_socket, NULL, &o->gm);
+		if (!o->live.gm)
+			return 1;
+	}
 	ret = live_run(&o->live, p);
+	ptp4l_gm_close(o->live.gm);
 	if (o->live.record && fclose(o->live.record)) {
 		log_msg(LOG_ERR, "writing the capture %s failed: %s",
 			o->record, strerror(errno));

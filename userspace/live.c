@@ -34,6 +34,7 @@
 #include "linux/gpsphc.h"
 #include "live.h"
 #include "log.h"
+#include "ptp4l_gm.h"
 #include "replay.h"
 #include "state.h"
 #include "status.h"
@@ -366,6 +367,9 @@ static int live_dev_id_cb(struct nl_msg *msg, void *arg)
 		     nla_get_u32(tb[GPSPHC_A_DEV_PTP_INDEX]) : 0;
 	l->got_state = live_servo_state(tb[GPSPHC_A_DEV_SERVO]);
 	l->got = true;
+	/* Each second (live_check()): ptp4l follows the servo's status. */
+	if (l->o->gm)
+		ptp4l_gm_servo(l->o->gm, tb[GPSPHC_A_DEV_SERVO]);
 	return NL_OK;
 }
 

@@ -17,7 +17,7 @@ set -eu
 CACHE=${GPSPHC_CACHE:-/var/cache/gpsphc}
 PACKAGES="build-essential make gcc gcc-12 pkg-config kmod cpio busybox-static
 	qemu-system-x86 libnl-3-dev libnl-genl-3-dev linux-source-6.1
-	linux-source-6.12 linuxptp sparse tzdata clang libclang-rt-14-dev
+	linux-source-6.12 linuxptp iproute2 sparse tzdata clang libclang-rt-14-dev
 	xz-utils python3 python3-yaml python3-jsonschema perl bc flex bison
 	libelf-dev libssl-dev dwarves rsync debhelper dh-dkms dkms lintian
 	libsystemd-dev systemd udev"

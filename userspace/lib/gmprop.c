@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * gmprop.c - a grandmaster's announced properties from the servo and the
+ * leap state (see gmprop.h and Documentation/admin-guide/
+ * gpsphc-grandmaster.rst, which this code must match).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gmprop.h"
+
+void gmp_defaults(struct gmp_cfg *c)
+{
+	*c = (struct gmp_cfg){
+		.profile = GMP_PROFILE_DEFAULT,
+		.holdover_s = GMP_DEF_HOLDOVER_S,
+		.accuracy = GMP_ACC_1US,
+		.coarse_accuracy = GMP_ACC_10MS,
+		.utc_offset = GMP_DEF_UTC_OFFSET,
+		.domain = 0,
+		.refresh_s = GMP_DEF_REFRESH_S,
+	};
+}
+
+static bool gmp_num(const char *s, size_t len, long long lo, long long hi,
+		    long long *v)
+{
+	char buf[24], *end;
+
+	if (!len || len >= sizeof(buf))
+		return false;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	errno = 0;
+	*v = strtoll(buf, &end, 0);
+	return !errno && !*end && *v >= lo && *v <= hi;
+}
+
+static const struct gmp_key {
+	const char *name;
+	long long lo, hi;
+	const char *what;
+} gmp_keys[] = {
+	{ "holdover", 0, 30 * 86400, "seconds of holdover announced as clockClass 7, 0..2592000" },
+	{ "accuracy", 0x17, 0xFE, "a clockAccuracy, 0x17..0x31 or 0xFE, e.g. 0x21 for 100 ns" },
+	{ "coarse-accuracy", 0x17, 0xFE, "a clockAccuracy, 0x17..0x31 or 0xFE, e.g. 0x2B for 10 ms" },
+	{ "utc-offset", 0, 1000, "TAI - UTC in seconds while none is known, 0..1000" },
+	{ "domain", 0, 255, "ptp4l's domainNumber, 0..255" },
+	{ "refresh", 1, 86400, "seconds between SETs of unchanged settings, 1..86400" },
+};
+
+/* Is the @len bytes at @s the word @w? */
+static bool gmp_is(const char *s, size_t len, const char *w)
+{
+	return strlen(w) == len && !strncmp(s, w, len);
+}
+
+/* The index of the @len bytes at @s in @words[1..n-1], 0 if none. */
+static int gmp_word(const char *s, size_t len, const char *const *words, int n)
+{
+	int i;
+
+	for (i = 1; i < n; i++)
+		if (gmp_is(s, len, words[i]))
+			return i;
+	return 0;
+}
+
+int gmp_parse(const char *spec, struct gmp_cfg *c, struct gp_err *e)
+{
+	const char *p = spec;
+
+	while (*p) {
+		size_t len = strcspn(p, ","), klen;
+		const char *eq = memchr(p, '=', len), *val;
+		long long v;
+		size_t i;
+
+		if (!eq) {
+			gp_err_set(e, 1, "\"%.*s\" is not KEY=VALUE (keys: profile, holdover, accuracy, coarse-accuracy, utc-offset, timescale, domain, refresh)",
+				   (int)len, p);
+			return -1;
+		}
+		klen = (size_t)(eq - p);
+		val = eq + 1;
+		if (gmp_is(p, klen, "profile")) {
+			static const char *const w[] = { NULL, "default", "g8275a", "g8275b" };
+			int k = gmp_word(val, len - klen - 1, w, 4);
+
+			if (!k) {
+				gp_err_set(e, 1, "profile \"%.*s\" must be default (clockClass 248 after holdover), g8275a (52) or g8275b (187)",
+					   (int)(len - klen - 1), val);
+				return -1;
+			}
+			c->profile = (enum gmp_profile)k;
+			goto next;
+		}
+		if (gmp_is(p, klen, "timescale")) {
+			static const char *const w[] = { NULL, "ptp", "arb" };
+			int k = gmp_word(val, len - klen - 1, w, 3);
+
+			if (!k) {
+				gp_err_set(e, 1, "timescale \"%.*s\" must be ptp (the grandmaster's clock runs TAI, as a NIC's fed from gpsphc) or arb (it runs UTC: ptp4l with software timestamping)",
+					   (int)(len - klen - 1), val);
+				return -1;
+			}
+			c->arb_timescale = k == 2;
+			goto next;
+		}
+		for (i = 0; i < sizeof(gmp_keys) / sizeof(gmp_keys[0]); i++)
+			if (gmp_is(p, klen, gmp_keys[i].name))
+				break;
+		if (i == sizeof(gmp_keys) / sizeof(gmp_keys[0])) {
+			gp_err_set(e, 1, "unknown key \"%.*s\" (keys: profile, holdover, accuracy, coarse-accuracy, utc-offset, timescale, domain, refresh)",
+				   (int)klen, p);
+			return -1;
+		}
+		if (!gmp_num(val, len - klen - 1, gmp_keys[i].lo, gmp_keys[i].hi, &v) ||
+		    (i >= 1 && i <= 2 && v > 0x31 && v != 0xFE)) {
+			gp_err_set(e, 1, "%s \"%.*s\" must be %s", gmp_keys[i].name,
+				   (int)(len - klen - 1), val, gmp_keys[i].what);
+			return -1;
+		}
+		switch (i) {
+		case 0: c->holdover_s = (uint32_t)v; break;
+		case 1: c->accuracy = (uint8_t)v; break;
+		case 2: c->coarse_accuracy = (uint8_t)v; break;
+		case 3: c->utc_offset = (int16_t)v; break;
+		case 4: c->domain = (uint8_t)v; break;
+		default: c->refresh_s = (uint32_t)v; break;
+		}
+next:
+		p += len;
+		if (*p == ',' && *++p == '\0') {
+			gp_err_set(e, 1, "a comma ends \"%s\": remove it", spec);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static uint8_t gmp_degraded(enum gmp_profile p)
+{
+	switch (p) {
+	case GMP_PROFILE_G8275_A:	return GMP_CLASS_DEGRADED_A;
+	case GMP_PROFILE_G8275_B:	return GMP_CLASS_DEGRADED_B;
+	default:			return GMP_CLASS_DEFAULT;
+	}
+}
+
+void gmp_map(const struct gmp_cfg *c, const struct gmp_input *in,
+	     struct ptpm_gm_settings *out)
+{
+	bool labelled = in->state == GMP_LOCKED || in->state == GMP_HOLDOVER ||
+			in->state == GMP_LOCKING;
+	bool utc_known = labelled && in->tai_utc >= 10 && in->tai_utc <= 1000;
+
+	/* Free-running, or not yet (or no longer) steered by us. */
+	*out = (struct ptpm_gm_settings){
+		.clock_class = GMP_CLASS_DEFAULT,
+		.clock_accuracy = GMP_ACC_UNKNOWN,
+		.offset_scaled_log_variance = GMP_VAR_UNKNOWN,
+		.utc_offset = c->utc_offset,
+		.time_flags = c->arb_timescale ? 0 : PTPM_PTP_TIMESCALE,
+		.time_source = PTPM_TS_INTERNAL_OSC,
+	};
+	if (in->state == GMP_LOCKED) {
+		out->clock_class = GMP_CLASS_LOCKED;
+		out->clock_accuracy = in->coarse ? c->coarse_accuracy : c->accuracy;
+		out->offset_scaled_log_variance = GMP_VAR_PRTC;
+		out->time_source = PTPM_TS_GPS;
+		out->time_flags |= PTPM_TIME_TRACEABLE | PTPM_FREQ_TRACEABLE;
+	} else if (in->state == GMP_HOLDOVER) {
+		if (in->holdover_s <= c->holdover_s && c->holdover_s) {
+			out->clock_class = GMP_CLASS_HOLDOVER;
+			out->offset_scaled_log_variance = GMP_VAR_PRTC;
+			out->time_flags |= PTPM_TIME_TRACEABLE | PTPM_FREQ_TRACEABLE;
+		} else {
+			out->clock_class = gmp_degraded(c->profile);
+		}
+	}
+	if (!utc_known)
+		return;
+	out->utc_offset = (int16_t)in->tai_utc;
+	out->time_flags |= PTPM_UTC_OFF_VALID;
+	/*
+	 * Up from GMP_LEAP_NOTICE_S before the leap (linuxptp takes the
+	 * flags at most 12 hours ahead) until the kernel says it passed.
+	 */
+	if (in->leap_utc <= 0 || in->leap_utc % 86400 ||
+	    in->now_utc < in->leap_utc - GMP_LEAP_NOTICE_S)
+		return;
+	if (in->leap == GMP_LEAP_INSERT)
+		out->time_flags |= PTPM_LEAP_61;
+	else if (in->leap == GMP_LEAP_DELETE)
+		out->time_flags |= PTPM_LEAP_59;
+}
+
+const char *gmp_state_name(int state)
+{
+	switch (state) {
+	case GMP_UNLOCKED:	return "unlocked";
+	case GMP_LOCKING:	return "locking";
+	case GMP_LOCKED:	return "locked";
+	case GMP_HOLDOVER:	return "holdover";
+	case GMP_OFF:		return "off";
+	default:		return "unknown";
+	}
+}
