@@ -9,8 +9,8 @@
 # item, and stop only later, at what the host lacks (the gpsphc clock, a
 # NIC with hardware timestamps, a tty). Nothing here reaches the host's
 # network, clocks or ttys: each line runs in a network namespace of its
-# own whose eth0 is one end of a veth pair, with /dev/ptp0 absent (it is
-# checked), ptp4l's and pmc's socket in a directory of the test's, and
+# own whose eth0 is one end of a veth pair, with /dev/gpsphc/ttyS0/ptp
+# absent (it is checked), ptp4l's and pmc's socket in a directory of the test's, and
 # gpsphcd's tty a path that does not exist.
 #
 # Also: the recipe this replaces really is wrong on 3.1.1 (ts2phc
@@ -28,7 +28,7 @@ GPSPHCD=${GPSPHCD:-$TOP/userspace/build/gpsphcd}
 TAP_NAME=recipes
 . "$HERE/tap.sh"
 need_root_and ip ptp4l pmc phc2sys ts2phc
-[ -e /dev/ptp0 ] && skip_all "this host has a /dev/ptp0: the recipes would act on it"
+[ -e /dev/gpsphc/ttyS0/ptp ] && skip_all "this host has a /dev/gpsphc/ttyS0/ptp: the recipes would act on it"
 [ -x "$GPSPHCD" ] || skip_all "$GPSPHCD missing (make -C userspace)"
 
 T=$(mktemp -d /tmp/gpsphc-recipes.XXXXXX) || exit 1
@@ -77,7 +77,7 @@ for line in "${lines[@]}"; do
 	prog=${line%% *}
 	case $prog in
 	gpsphcd) want="$T/no-such-tty: No such file or directory" ;;
-	phc2sys|ts2phc) want="unknown clock /dev/ptp0" ;;
+	phc2sys|ts2phc) want="unknown clock /dev/gpsphc/ttyS0/ptp" ;;
 	ptp4l) want="interface 'eth0' does not support requested timestamping mode" ;;
 	pmc) want="sending: GET" ;;
 	esac
@@ -98,7 +98,7 @@ for f in "$EXAMPLES"/ptp4l-gm.conf "$EXAMPLES"/ts2phc-gpsphc.conf; do
 done
 
 # The old recipe (gpsphcd(8) before): 3.1.1 has no nmea_baudrate.
-run "ts2phc -c /dev/ptp0 -s nmea --ts2phc.nmea_serialport /dev/ttyS0 --ts2phc.nmea_baudrate 9600 -m"
+run "ts2phc -c /dev/gpsphc/ttyS0/ptp -s nmea --ts2phc.nmea_serialport /dev/ttyS0 --ts2phc.nmea_baudrate 9600 -m"
 if [ $rc -eq 255 ] && printf '%s\n' "$out" | grep -q "unrecognized option '--ts2phc.nmea_baudrate'"; then
 	ok "recipes: ts2phc 3.1.1 refuses --ts2phc.nmea_baudrate (status 255), as issue 13 says"
 else
