@@ -116,7 +116,9 @@ if [ "$(cat "$OUT/disk.key" 2>/dev/null)" != "$key" ]; then
 	install -m 0644 "$HERE"/*.service "$R/etc/systemd/system/"
 	systemctl --root="$R" -q enable gpsphcd@ttyGPSSIM0.service gpsphc-sim-receiver.service \
 		gpsphc-appliance-check.service chrony.service
-	systemctl --root="$R" -q add-wants gpsphcd@ttyGPSSIM0.service chrony.service
+	# (systemctl add-wants refuses a device unit that does not exist yet)
+	mkdir -p "$R/etc/systemd/system/dev-gpsphc-ttyGPSSIM0-ptp.device.wants"
+	ln -sf /lib/systemd/system/chrony.service "$R/etc/systemd/system/dev-gpsphc-ttyGPSSIM0-ptp.device.wants/"
 	# The journal of the previous boot is read by the next.
 	mkdir -p "$R/var/log/journal"
 	mkfs.ext4 -q -F -L gpsphc-root -d "$R" "$OUT/disk.img.tmp" 1200M >/dev/null ||
@@ -146,11 +148,13 @@ if [ "$(cat "$OUT/disk.key" 2>/dev/null)" != "$key" ]; then
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
+exec </dev/console >/dev/console 2>&1
 for m in $(cat /mod/list); do insmod "/mod/$m"; done
 i=0
 while [ ! -b /dev/vda ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
 mount -t ext4 -o ro /dev/vda /newroot || { echo "initrd: cannot mount /dev/vda"; poweroff -f; }
-umount /proc /sys /dev
+umount /proc /sys
+mount --move /dev /newroot/dev
 exec switch_root /newroot /sbin/init
 INIT
 	chmod 0755 "$I/init"
@@ -162,14 +166,15 @@ fi
 
 # 4. Boot a fresh copy of the disk twice.
 cp --sparse=always "$OUT/disk.img" "$OUT/run.img"
-append="console=ttyS0 root=/dev/vda slub_debug=FZPU loglevel=3 panic=-1 oops=panic"
+append="console=ttyS0 root=/dev/vda slub_debug=FZPU loglevel=${GPSPHC_APPLIANCE_LOGLEVEL:-3} panic=-1 oops=panic"
 if [ "$MODE" = shell ]; then
-	exec qemu-system-x86_64 -accel tcg,thread=single -cpu max -smp 2 -m 1024 \
+	exec flock "${TMPDIR:-/tmp}/gpsphc-vm.lock" \
+		qemu-system-x86_64 -accel tcg,thread=single -cpu max -smp 2 -m 1024 \
 		-nographic -nodefaults -serial mon:stdio -no-reboot \
 		-kernel "$KROOT/boot/vmlinuz-$KVER" -initrd "$OUT/initrd.cpio.gz" \
 		-drive file="$OUT/run.img",format=raw,if=virtio -append "$append"
 fi
-append="$append gpsphc_appliance=check systemd.mask=serial-getty@ttyS0.service systemd.show_status=error"
+append="$append gpsphc_appliance=check systemd.mask=serial-getty@ttyS0.service systemd.show_status=${GPSPHC_APPLIANCE_STATUS:-error}"
 rc=0
 for b in 1 2; do
 	log=$OUT/console-$b.log
@@ -179,11 +184,12 @@ for b in 1 2; do
 		flock 9
 		echo "# appliance $KVER boot $b: started after $(($(date +%s) - t0)) s waiting for the VM lock"
 		timeout -k 5 "$TIMEOUT" qemu-system-x86_64 -accel tcg,thread=single -cpu max -smp 2 -m 1024 \
-			-nographic -no-reboot -nodefaults -serial stdio \
+			-nographic -no-reboot -nodefaults -serial file:"$log.raw" \
 			-kernel "$KROOT/boot/vmlinuz-$KVER" -initrd "$OUT/initrd.cpio.gz" \
 			-drive file="$OUT/run.img",format=raw,if=virtio -append "$append" \
-			</dev/null | tr -d '\r' >"$log"
+			</dev/null >/dev/null
 	) 9>"${TMPDIR:-/tmp}/gpsphc-vm.lock"
+	tr -d '\r' <"$log.raw" >"$log" && rm -f "$log.raw"
 	grep -E '^(ok|not ok) [0-9]+ boot|^# ' "$log" || true
 	echo "# appliance $KVER boot $b: $(($(date +%s) - t0)) s; console log: $log"
 	if ! grep -q '^GPSPHC-APPLIANCE-DONE' "$log"; then

@@ -68,6 +68,8 @@ show_all() {
 	diag "$(ls -l /dev/gpsphc/$tty/ 2>&1 | tr '\n' ' ')"
 	chronyc -n sources 2>&1 | sed 's/^/# /'
 	chronyc tracking 2>&1 | grep -E 'Reference|System time|Last offset|RMS offset|Frequency' | sed 's/^/# /'
+	diag "chrony.service: $(systemctl show -P ActiveState chrony.service)/$(systemctl show -P SubState chrony.service), pid $(systemctl show -P MainPID chrony.service)"
+	journalctl -b -u chrony.service -o short-monotonic --no-pager 2>&1 | tail -n 6 | sed 's/^/# /'
 }
 
 echo "TAP version 13"
