@@ -55,12 +55,13 @@ names_right() {
 labels() { cat "$(sysdev)/statistics/labels" 2>/dev/null || echo 0; }
 labels_above() { [ "$(labels)" -ge "$1" ]; }
 selected() { chronyc -n sources 2>/dev/null | grep -q '^#\* GPS '; }
-# small_offset: chronyd's last offset of the system clock within 1 ms.
+# small_offset: chronyd's last offset of the system clock within 2 ms
+# (the servo under TCG: the simulated interrupt comes 1 us to 20 ms late).
 last_offset() { chronyc tracking 2>/dev/null | sed -n 's/^Last offset *: *\([-+0-9.e]*\) seconds/\1/p'; }
 small_offset() {
 	local o
 	o=$(last_offset)
-	[ -n "$o" ] && awk -v o="$o" 'BEGIN { exit !(o < 0.001 && o > -0.001) }'
+	[ -n "$o" ] && awk -v o="$o" 'BEGIN { o += 0; exit !(o < 0.002 && o > -0.002) }'
 }
 dmesg_clean() { ! dmesg | grep -E 'WARNING:|BUG:|Oops|general protection|Call Trace|UBSAN|KASAN'; }
 show_all() {
@@ -77,18 +78,20 @@ diag "boot $boot of the appliance, kernel $(uname -r), up $(cut -d' ' -f1 /proc/
 check gpsphcd_active_and_ready within 120 active_ready
 check stable_names_point_at_the_devices within 30 names_right
 check chronyd_selects_the_phc within 180 selected
-check chronyd_offset_below_1ms within 60 small_offset
+check chronyd_offset_below_2ms within 60 small_offset
 show_all
-check state_directory_writable_by_the_service \
-	test -d /var/lib/gpsphc -a "$(stat -c %U /var/lib/gpsphc)" = root
-# The service saves a time after 15 min of consistent labels and says so
-# when it stops before: the first boot's stop (the power-off) is in the
-# journal of the second.
-if [ $boot = 2 ]; then
-	journalctl -b -1 -u "$unit" -o cat | grep 'state file' | sed 's/^/# /'
-	check state_file_saved_or_reported_at_stop \
-		sh -c "test -s /var/lib/gpsphc/$tty.state || journalctl -b -1 -u $unit -o cat | grep -q 'state file /var/lib/gpsphc/$tty.state'"
-fi
+# gpsphcd saves its state file only after 15 min of consistent labels
+# (longer than these boots; the replay tests check what it saves): check
+# that its sandbox (ProtectSystem=strict, StateDirectory=) lets it write
+# there, from inside its mount namespace.
+state_writable() {
+	local pid
+	pid=$(prop MainPID)
+	[ "$pid" -gt 0 ] && nsenter -t "$pid" -m sh -c \
+		'touch /var/lib/gpsphc/.probe && rm /var/lib/gpsphc/.probe && ! touch /var/.probe 2>/dev/null'
+}
+check state_directory_writable_in_the_service_sandbox state_writable
+ls -l /var/lib/gpsphc/ | sed 's/^/# /'
 
 if [ $boot = 1 ]; then
 	# kill -9: systemd restarts gpsphcd with the tty from its fd store.
@@ -112,6 +115,7 @@ if [ $boot = 1 ]; then
 	diag "chronyd pid $cpid0 before, $cpid1 after"
 	check kill9_chronyd_not_restarted test "$cpid0" = "$cpid1"
 	check kill9_chronyd_keeps_the_phc within 120 selected
+	check kill9_chronyd_offset_below_2ms within 60 small_offset
 	show_all
 
 	# The receiver unplugged and plugged back in.
@@ -126,6 +130,7 @@ if [ $boot = 1 ]; then
 	check replug_names_point_at_the_new_devices within 30 names_right
 	check replug_labels_flow within 30 labels_above 5
 	check replug_chronyd_selects_the_phc within 180 selected
+	check replug_chronyd_offset_below_2ms within 90 small_offset
 	show_all
 fi
 

@@ -43,8 +43,14 @@ while :; do
 	[ "$on" = 1 ] || { echo 1 >"$sim/pulse_enable" && echo "pulses on ttyGPSSIM$port"; }
 	read -r dcd <"$sim/dcd" 2>/dev/null
 	if [ "$dcd" = 1 ] && [ "$last" = 0 ]; then
-		printf -v t '%(%H%M%S)T' -1
-		printf -v d '%(%d%m%y)T' -1
+		# The second nearest to the edge, which came up to 30 ms ago
+		# (the poll), not the second read now: chronyd keeps this
+		# clock on the edges, a little behind or ahead, and rounding
+		# down made labels one second apart from one edge to the next.
+		now=${EPOCHREALTIME/./}
+		s=$(((now - 15000 + 500000) / 1000000))
+		printf -v t '%(%H%M%S)T' "$s"
+		printf -v d '%(%d%m%y)T' "$s"
 		nap 0.15
 		nmea "GPRMC,$t.00,A,4807.038,N,01131.000,E,0.0,0.0,$d,,,A" >"$sim/rx" 2>/dev/null
 	fi
