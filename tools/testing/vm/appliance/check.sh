@@ -137,4 +137,3 @@ fi
 check dmesg_no_warning_bug_oops dmesg_clean
 echo "1..$n"
 echo "GPSPHC-APPLIANCE-DONE boot $boot: $fails failed"
-systemctl --no-block poweroff
