@@ -119,7 +119,6 @@ if [ $boot = 1 ]; then
 	show_all
 
 	# The receiver unplugged and plugged back in.
-	pid1=$(prop MainPID)
 	echo "0 0" >$ctl/port_present
 	check unplug_stops_the_service within 30 sh -c "[ \"\$(systemctl show -P ActiveState $unit)\" != active ]"
 	check unplug_removes_the_device_and_names within 10 \
