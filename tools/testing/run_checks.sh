@@ -69,6 +69,14 @@ for kver in $(sed -n 's/^KVER_[0-9A-Z]* := //p' "$CACHE/kernels.mk"); do
 	fi
 done
 
+# The appliance test (issue 9): Debian 12 booted with systemd as init on
+# each Debian kernel, gpsphcd's package, chrony (tools/testing/vm/
+# appliance.sh; the root filesystem is made once, cached).
+for kver in $(sed -n 's/^KVER_[0-9A-Z]* := //p' "$CACHE/kernels.mk"); do
+	case $kver in *-gpsphc-debug) continue ;; esac
+	step "appliance-$kver" sh "$TOP/tools/testing/vm/appliance.sh" "$kver" "$VM_TIMEOUT"
+done
+
 echo "# total time $(( $(date +%s) - start )) s"
 awk '
 	/^not ok / { if ($0 ~ /# TODO/) skip++; else fail++; next }

@@ -1,0 +1,55 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# rootfs.sh DIR: the appliance test's Debian 12 root filesystem, made with
+# debootstrap into DIR and brought up to date from bookworm-updates and
+# bookworm-security (tzdata's leap-seconds.list among others), from the
+# Debian mirrors this machine's apt sources name. Nothing of gpsphc is in
+# it: appliance.sh adds the kernel's modules, gpsphc and the test on a copy.
+# appliance.sh caches DIR under the hash of this file: change the recipe
+# here and the next run rebuilds it.
+set -eu
+
+DIR=$1
+SUITE=bookworm
+# gpsphcd's run-time libraries are here so that dpkg -i needs no network.
+PKGS=systemd,systemd-sysv,udev,kmod,chrony,linuxptp,tzdata,libnl-3-200,libnl-genl-3-200,libsystemd0,procps
+
+die() { echo "rootfs.sh: $*" >&2; exit 1; }
+command -v debootstrap >/dev/null || die "debootstrap missing: run 'make deps'"
+
+# The Debian mirrors of this machine's deb822 sources (or the default).
+mirror=$(sed -n 's|^URIs: *\(.*/debian\)/*$|\1|p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -n1)
+secmirror=$(sed -n 's|^URIs: *\(.*/debian-security\)/*$|\1|p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -n1)
+mirror=${mirror:-http://deb.debian.org/debian}
+secmirror=${secmirror:-http://deb.debian.org/debian-security}
+
+rm -rf "$DIR"
+mkdir -p "$DIR"
+debootstrap --variant=minbase --include="$PKGS" "$SUITE" "$DIR" "$mirror" >"$DIR.log" 2>&1 ||
+	{ tail -n 20 "$DIR.log" >&2; die "debootstrap failed (log: $DIR.log)"; }
+
+cat >"$DIR/etc/apt/sources.list" <<SRC
+deb $mirror $SUITE main
+deb $mirror $SUITE-updates main
+deb $secmirror $SUITE-security main
+SRC
+# No daemon may start inside the chroot while packages are upgraded.
+printf '#!/bin/sh\nexit 101\n' >"$DIR/usr/sbin/policy-rc.d"
+chmod 0755 "$DIR/usr/sbin/policy-rc.d"
+{
+	chroot "$DIR" apt-get update -q &&
+	DEBIAN_FRONTEND=noninteractive chroot "$DIR" apt-get dist-upgrade -y -q &&
+	chroot "$DIR" apt-get clean
+} >>"$DIR.log" 2>&1 || { tail -n 20 "$DIR.log" >&2; die "upgrading the root filesystem failed (log: $DIR.log)"; }
+rm -f "$DIR/usr/sbin/policy-rc.d"
+rm -rf "$DIR"/var/lib/apt/lists/* "$DIR"/var/cache/apt/*.bin
+
+# A system that boots from /dev/vda with a console on ttyS0.
+echo gpsphc-appliance >"$DIR/etc/hostname"
+printf '127.0.0.1 localhost\n127.0.1.1 gpsphc-appliance\n' >"$DIR/etc/hosts"
+printf '/dev/vda / ext4 defaults,errors=remount-ro 0 1\n' >"$DIR/etc/fstab"
+# root logs in on the console without a password (a test image only).
+chroot "$DIR" passwd -d root >/dev/null
+: >"$DIR/etc/machine-id"
+dpkg-query --admindir="$DIR/var/lib/dpkg" -W -f='${Package} ${Version}\n' >"$DIR/../$(basename "$DIR").packages"
