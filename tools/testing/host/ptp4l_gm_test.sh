@@ -54,7 +54,7 @@ cleanup() {
 	trap '' INT TERM	# one cleanup, whatever comes
 	trap - EXIT
 	[ -n "$DRV_CHILD" ] && { exec {DRV_IN}>&-; } 2>/dev/null
-	gm_stop_all $DRV_CHILD
+	gm_stop $DRV_CHILD $GM_PID $CL_PID
 	gm_net_down
 	[ -n "${KEEP:-}" ] && echo "# kept $T" || rm -rf "$T"
 }

@@ -39,18 +39,19 @@ gm_net_up() {
 	ip -n "$NS_GM" link set va up && ip -n "$NS_CL" link set vb up
 }
 
-# gm_stop_all PID...: both ptp4l and these, TERM, then wait up to 5 s.
-gm_stop_all() {
-	local p i
+# gm_stop PID...: TERM to these, then wait up to 5 s for them to end.
+gm_stop() {
+	local p i alive
 
-	for p in "$@" $GM_PID $CL_PID; do
+	for p in "$@"; do
 		kill "$p" 2>/dev/null
 	done
 	for i in $(seq 50); do
-		for p in "$@" $GM_PID $CL_PID; do
-			kill -0 "$p" 2>/dev/null && break
+		alive=
+		for p in "$@"; do
+			kill -0 "$p" 2>/dev/null && alive=1
 		done
-		kill -0 "$p" 2>/dev/null || break
+		[ -n "$alive" ] || return 0
 		sleep 0.1
 	done
 }
