@@ -153,7 +153,7 @@ t0=$(uptime_cs)
 servo_locked() { grep -qx locked "$dev/servo_state" 2>/dev/null; }
 if [ -n "$ptp" ] && until_s $LOCK_S servo_locked &&
 	wait_for "$WAIT_S" "$WANT_LOCKED" client_view; then
-	ok "locked: the servo locked and the slave has [$got] $(since_s "$t0") s after gpsphcd started"
+	ok "locked: the servo locked and the slave has [$got] $(since_s "$t0") s after gpsphcd attached"
 else
 	not_ok "locked: the servo is ${dev:+$(cat "$dev/servo_state")}${dev:-not attached}, the slave has [${got:-}] after $(since_s "$t0") s, not [$WANT_LOCKED]"
 	logs
@@ -322,7 +322,7 @@ leap_setup() {
 	P2S_PID=$!
 }
 if leap_setup; then
-	ok "leap61_announced: the slave has [$got] at $(date -u +%T) ($(since_s "$t0") s after gpsphcd started; servo $(cat "$dev/servo_state"), leap $(cat "$dev/leap") at $(cat "$dev/leap_utc"))"
+	ok "leap61_announced: the slave has [$got] at $(date -u +%T) ($(since_s "$t0") s after gpsphcd attached; servo $(cat "$dev/servo_state"), leap $(cat "$dev/leap") at $(cat "$dev/leap_utc"))"
 else
 	not_ok "leap61_announced: the slave has [${got:-}] at $(date -u +%T), not [$WANT_LEAP61] before midnight"
 	grep -i 'leap' "$T/gpsphcd.log" | head -n 5 | sed 's/^/# gpsphcd: /'
