@@ -104,6 +104,10 @@ uptime_cs() { local u _; read -r u _ </proc/uptime; u=${u/./}; echo $((10#$u)); 
 # since_s CS: seconds since uptime_cs was CS, with one decimal.
 since_s() { local d=$(($(uptime_cs) - $1)); echo "$((d / 100)).$((d % 100 / 10))"; }
 
+# have_dev: the device of the port exists (until_s runs a command, and
+# would expand a $(gpsphc_dev) in its arguments only once).
+have_dev() { [ -n "$(gpsphc_dev)" ]; }
+
 # logs: the last lines of every log, as TAP comments.
 logs() {
 	local f
@@ -141,7 +145,7 @@ RX_PID=$!
 gpsphcd --baud 9600 --state "$T/state" --ptp4l-socket "$T/gm" \
 	--ptp4l-gm holdover=$HOLDOVER $tty >"$T/gpsphcd.log" 2>&1 &
 D_PID=$!
-until_s 10 test -n "$(gpsphc_dev)"
+until_s 10 have_dev
 dev=$(gpsphc_dev)
 ptp=
 [ -n "$dev" ] && ptp=/dev/$(cat "$dev/ptp_device")
@@ -312,7 +316,7 @@ leap_setup() {
 		--ptp4l-socket "$T/gm" --ptp4l-gm holdover=$HOLDOVER $tty \
 		>"$T/gpsphcd.log" 2>&1 &
 	D_PID=$!
-	until_s 10 test -n "$(gpsphc_dev)" || return 1
+	until_s 10 have_dev || return 1
 	dev=$(gpsphc_dev)
 	ptp=/dev/$(cat "$dev/ptp_device")
 	t0=$(uptime_cs)
