@@ -120,6 +120,7 @@ struct live {
 	bool refused_busy;	/* EBUSY (servo off) since the last label taken */
 	char ack_msg[256];	/* extack message of the last error */
 	int ack_err;
+	bool answered;		/* the request's ACK or error came */
 };
 
 static const struct { unsigned int baud; speed_t speed; } live_bauds[] = {
@@ -329,6 +330,7 @@ static int live_err_cb(struct sockaddr_nl *nla, struct nlmsgerr *err, void *arg)
 	size_t off = sizeof(*nlh) + sizeof(*err);
 
 	(void)nla;
+	l->answered = true;
 	l->ack_err = err->error;
 	l->ack_msg[0] = '\0';
 	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
@@ -340,6 +342,16 @@ static int live_err_cb(struct sockaddr_nl *nla, struct nlmsgerr *err, void *arg)
 		       (int)(nlh->nlmsg_len - off), NULL) && tb[NLMSGERR_ATTR_MSG])
 		snprintf(l->ack_msg, sizeof(l->ack_msg), "%s",
 			 (const char *)nla_data(tb[NLMSGERR_ATTR_MSG]));
+	return NL_STOP;
+}
+
+/* The kernel's ACK: the request's answer is complete. */
+static int live_ack_cb(struct nl_msg *msg, void *arg)
+{
+	struct live *l = arg;
+
+	(void)msg;
+	l->answered = true;
 	return NL_STOP;
 }
 
@@ -387,11 +399,20 @@ static int live_request(struct live *l, struct nl_msg *msg, const char *what,
 	if (!nlcb)
 		return -NLE_NOMEM;
 	l->ack_err = 0;
+	l->answered = false;
 	nl_cb_err(nlcb, NL_CB_CUSTOM, live_err_cb, l);
+	nl_cb_set(nlcb, NL_CB_ACK, NL_CB_CUSTOM, live_ack_cb, l);
 	if (cb)
 		nl_cb_set(nlcb, NL_CB_VALID, NL_CB_CUSTOM, cb, l);
 	ret = nl_send_auto(l->req, msg);
-	if (ret >= 0)
+	/*
+	 * A reply and the ACK after it are two datagrams, and nl_recvmsgs()
+	 * returns after the reply's: read until the ACK (or the error), or
+	 * the next request reads this one's ACK and leaves its own reply for
+	 * the one after (each answer a request older, the socket filling up
+	 * until the kernel drops answers: ENOBUFS).
+	 */
+	while (ret >= 0 && !l->answered)
 		ret = nl_recvmsgs(l->req, nlcb);
 	if (ret >= 0 && l->ack_err) {
 		if (l->ack_err != quiet)

@@ -17,6 +17,10 @@
 # host's clock, its leap state or its TAI offset (they share CLOCK_REALTIME
 # with the host: namespaces do not separate clocks).
 #
+# The namespaces, both ptp4l and the pmc queries are in
+# tools/testing/selftests/gpsphc/ptp4l_gm.sh, which the VM's
+# gm_chain_test.sh shares (the same chain with the kernel module).
+#
 # TAP on stdout. Needs root, ip, ptp4l and pmc; skips without them.
 # Environment: GM_DRIVE (default userspace/build/gm_drive), GM_CONF,
 # WAIT_S (how long a change may take to reach the client, default 60),
@@ -35,6 +39,7 @@ LEAP_UTC=1798761600
 
 TAP_NAME=ptp4l_gm
 . "$HERE/tap.sh"
+. "$TOP/tools/testing/selftests/gpsphc/ptp4l_gm.sh"
 need_root_and ip ptp4l pmc
 if [ ! -x "$GM_DRIVE" ]; then
 	echo "1..1"
@@ -43,128 +48,24 @@ if [ ! -x "$GM_DRIVE" ]; then
 fi
 
 T=$(mktemp -d /tmp/gpsphc-gm.XXXXXX) || exit 1
-NS_GM=gpsphc-gm-$$
-NS_CL=gpsphc-cl-$$
-GM_PID=
-CL_PID=
 DRV_CHILD=
 
 cleanup() {
-	local p i
-
 	trap '' INT TERM	# one cleanup, whatever comes
 	trap - EXIT
 	[ -n "$DRV_CHILD" ] && { exec {DRV_IN}>&-; } 2>/dev/null
-	for p in $DRV_CHILD $GM_PID $CL_PID; do
-		kill "$p" 2>/dev/null
-	done
-	for i in $(seq 50); do
-		for p in $DRV_CHILD $GM_PID $CL_PID; do
-			kill -0 "$p" 2>/dev/null && break
-		done
-		kill -0 "$p" 2>/dev/null || break
-		sleep 0.1
-	done
-	ip netns del "$NS_GM" 2>/dev/null
-	ip netns del "$NS_CL" 2>/dev/null
+	gm_stop $DRV_CHILD $GM_PID $CL_PID
+	gm_net_down
 	[ -n "${KEEP:-}" ] && echo "# kept $T" || rm -rf "$T"
 }
 trap cleanup EXIT
 trap 'cleanup; exit 130' INT
 trap 'cleanup; exit 143' TERM
 
-# Namespaces a killed run (SIGKILL: no trap) left behind, by dead pid.
-for ns in $(ip netns list 2>/dev/null | awk '/^gpsphc-(gm|cl)-[0-9]+/ {print $1}'); do
-	kill -0 "${ns##*-}" 2>/dev/null || ip netns del "$ns" 2>/dev/null
-done
+gm_net_reap
 
 echo "TAP version 13"
 echo "1..9"
-
-# pmc_get SOCK TLV: pmc's answer, asked again on a busy machine (pmc
-# itself waits only 100 ms for it).
-pmc_get() {
-	local i out
-
-	for i in $(seq 20); do
-		out=$(pmc -u -b 0 -s "$1" "GET $2" 2>/dev/null)
-		if printf '%s\n' "$out" | grep -q "RESPONSE MANAGEMENT $2"; then
-			printf '%s\n' "$out"
-			return 0
-		fi
-		sleep 0.25
-	done
-	return 1
-}
-
-# fields KEY...: their values from pmc output on stdin, in that order.
-fields() {
-	awk -v keys="$*" 'BEGIN { n = split(keys, k, " ") }
-		{ v[$1] = $2 }
-		END { for (i = 1; i <= n; i++) printf "%s%s", (i > 1 ? " " : ""), (k[i] in v ? v[k[i]] : "-"); print "" }'
-}
-
-# The grandmaster's settings, as "class accuracy variance utc_offset
-# leap61 leap59 utc_valid timescale time_tr freq_tr source".
-gm_settings() {
-	pmc_get "$T/gm" GRANDMASTER_SETTINGS_NP | fields clockClass clockAccuracy \
-		offsetScaledLogVariance currentUtcOffset leap61 leap59 \
-		currentUtcOffsetValid ptpTimescale timeTraceable frequencyTraceable \
-		timeSource
-}
-
-# The grandmaster's own TIME_PROPERTIES_DATA_SET: what phc2sys -w reads
-# (recipe a), as the last eight fields of gm_settings.
-gm_tprops() {
-	pmc_get "$T/gm" TIME_PROPERTIES_DATA_SET | fields currentUtcOffset \
-		leap61 leap59 currentUtcOffsetValid ptpTimescale timeTraceable \
-		frequencyTraceable timeSource
-}
-
-# Its port's state: phc2sys -w waits for MASTER (or SLAVE).
-gm_port() {
-	pmc_get "$T/gm" PORT_DATA_SET | fields portState
-}
-
-# The same as the client sees it, and the grandmaster it follows.
-client_view() {
-	local p t
-
-	p=$(pmc_get "$T/cl" PARENT_DATA_SET | fields gm.ClockClass gm.ClockAccuracy \
-		gm.OffsetScaledLogVariance)
-	t=$(pmc_get "$T/cl" TIME_PROPERTIES_DATA_SET | fields currentUtcOffset \
-		leap61 leap59 currentUtcOffsetValid ptpTimescale timeTraceable \
-		frequencyTraceable timeSource)
-	echo "$p $t"
-}
-
-client_gm() {
-	pmc_get "$T/cl" PARENT_DATA_SET | fields grandmasterIdentity
-}
-
-start_gm() {
-	ip netns exec "$NS_GM" ptp4l -f "$GM_CONF" -i va -S -2 -m \
-		--uds_address="$T/gm" --clockIdentity=$GM_ID \
-		--free_running=1 --kernel_leap=0 \
-		--logAnnounceInterval=-1 --logSyncInterval=-1 \
-		>>"$T/gm.log" 2>&1 &
-	GM_PID=$!
-}
-
-# wait_for SECONDS WANT COMMAND...: until COMMAND prints WANT; the last
-# output in $got, the seconds taken in $took.
-wait_for() {
-	local limit=$1 want=$2 start=$SECONDS
-
-	shift 2
-	while :; do
-		got=$("$@")
-		took=$((SECONDS - start))
-		[ "$got" = "$want" ] && return 0
-		[ $took -ge "$limit" ] && return 1
-		sleep 0.5
-	done
-}
 
 # drive LINE: one status to gm_drive; its answer in $drv.
 drive() {
@@ -174,18 +75,9 @@ drive() {
 
 # --- setup ---------------------------------------------------------------
 setup() {
-	ip netns add "$NS_GM" && ip netns add "$NS_CL" &&
-	ip -n "$NS_GM" link add va type veth peer name vb netns "$NS_CL" &&
-	ip -n "$NS_GM" link set lo up && ip -n "$NS_CL" link set lo up &&
-	ip -n "$NS_GM" link set va up && ip -n "$NS_CL" link set vb up ||
-		return 1
+	gm_net_up || return 1
 	start_gm
-	ip netns exec "$NS_CL" ptp4l -i vb -S -2 -s -m \
-		--uds_address="$T/cl" --free_running=1 --kernel_leap=0 \
-		--logAnnounceInterval=-1 --logSyncInterval=-1 \
-		--announceReceiptTimeout=10 --summary_interval=-1 \
-		>"$T/cl.log" 2>&1 &
-	CL_PID=$!
+	start_cl
 	coproc DRV { exec "$GM_DRIVE" "$T/gm" "$T/drv" refresh=2 2>>"$T/drv.log"; }
 	DRV_CHILD=$DRV_PID	# bash unsets DRV_PID when it ends
 	exec {DRV_IN}>&"${DRV[1]}" {DRV_OUT}<&"${DRV[0]}"
@@ -263,15 +155,9 @@ fi
 # (timescale=arb is the setting for such a grandmaster; gpsphc-grandmaster.rst).
 # The whole seconds are taken off here.
 drive "hold ${OFFSET_S:-12}"	# samples, while locked
-offsets=$(awk '/master offset/ { for (i = 1; i < NF; i++) if ($i == "offset") print $(i + 1) }' "$T/cl.log" |
-	awk '{ r = $1 % 1000000000; if (r > 500000000) r -= 1000000000;
-	       if (r < -500000000) r += 1000000000; print (r < 0 ? -r : r), int(($1 - r) / 1000000000) }' |
-	sort -n)
+offsets=$(client_offsets)
 if [ -n "$offsets" ]; then
-	ok "ptp4l_gm client_offset: $(printf '%s\n' "$offsets" | awk '
-		{ s[++k] = $1; w[$2]++ }
-		END { printf "%d samples, |offset| less whole seconds: median %d ns, 90%% %d ns, max %d ns; whole seconds:", k, s[int((k + 1) / 2)], s[int(k * 0.9 + 0.5)], s[k]
-		      for (x in w) printf " %d s (%d)", x, w[x] }')"
+	ok "ptp4l_gm client_offset: $offsets"
 else
 	not_ok "ptp4l_gm client_offset: no 'master offset' line in the client's log"
 	sed 's/^/# cl: /' "$T/cl.log" | tail -n 20

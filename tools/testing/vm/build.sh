@@ -83,6 +83,23 @@ sh "$TOP/tools/testing/vm/ynl.sh" guest "$STAGE" >&2 || die "staging the YNL cli
 # Programs with their shared libraries, found with ldd.
 progs="/usr/sbin/phc2sys /usr/sbin/phc_ctl /usr/sbin/ts2phc /usr/sbin/ptp4l /usr/sbin/pmc"
 [ -n "$GPSPHCD" ] && { cp "$GPSPHCD" "$STAGE/sbin/gpsphcd"; progs="$progs $STAGE/sbin/gpsphcd"; }
+# gm_chain_test.sh: bash; iproute2's ip in /bin, before busybox's (which
+# has no netns); veth, a module in Debian's kernels (uncompressed: the
+# guest's insmod is busybox's); /var/run for pmc's, phc2sys's and
+# gpsphcd's sockets; the grandmaster's config file.
+cp /bin/bash "$STAGE/bin/bash"
+cp "$(command -v ip)" "$STAGE/bin/ip"
+progs="$progs $STAGE/bin/bash $STAGE/bin/ip"
+veth=$(find "$KROOT/lib/modules/$KVER" -name 'veth.ko*' | head -n 1)
+[ -n "$veth" ] || die "no veth module for $KVER under $KROOT/lib/modules"
+mkdir -p "$STAGE/lib/modules/$KVER"
+case $veth in
+*.xz) xz -dc "$veth" >"$STAGE/lib/modules/$KVER/veth.ko" ;;
+*.zst) zstd -qdc "$veth" >"$STAGE/lib/modules/$KVER/veth.ko" ;;
+*) cp "$veth" "$STAGE/lib/modules/$KVER/veth.ko" ;;
+esac
+ln -s ../run "$STAGE/var/run"
+cp "$TOP/userspace/examples/ptp4l-gm.conf" "$STAGE/tests/"
 for p in $progs; do
 	case $p in "$STAGE"/*) ;; *) cp "$p" "$STAGE/sbin/" ;; esac
 done

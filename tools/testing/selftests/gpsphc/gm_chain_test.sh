@@ -1,0 +1,378 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# gm_chain_test.sh - the grandmaster chain of gpsphc-grandmaster.rst with
+# the kernel module: the simulated receiver (pulses and RMC) on the fake
+# UART, gpsphcd disciplining the gpsphc clock and keeping a ptp4l
+# grandmaster's GRANDMASTER_SETTINGS_NP in step (--ptp4l-socket), phc2sys
+# -w feeding the grandmaster's clock (CLOCK_REALTIME: software
+# timestamping) from the gpsphc clock with ptp4l's currentUtcOffset, and a
+# slave-only ptp4l in another network namespace across a veth pair
+# (ptp4l_gm.sh, shared with the host's ptp4l_gm_test.sh). pmc on the
+# slave checks what it receives: locked; the pulses stop: holdover within
+# its limit, then past it; phc_ctl moves the clock: unlocked. The slave's
+# offset to the grandmaster is reported.
+#
+# Expected on the slave (class accuracy variance currentUtcOffset leap61
+# leap59 currentUtcOffsetValid ptpTimescale timeTraceable
+# frequencyTraceable timeSource), from the table in
+# gpsphc-grandmaster.rst with --ptp4l-gm holdover=5:
+#   locked                  6 0x23 0x4e5d 37 0 0 1 1 1 1 0x20
+#   holdover <= 5 s         7 0xfe 0x4e5d 37 0 0 1 1 1 1 0xa0
+#   holdover > 5 s        248 0xfe 0xffff 37 0 0 1 1 0 0 0xa0
+#   unlocked              248 0xfe 0xffff 37 0 0 0 1 0 0 0xa0
+# The servo enters holdover 2.5 s after the last edge (holdover_timeout_ns)
+# and reports whole seconds since it (holdover_s): class 7 from 2.5 s to
+# 6 s after the last edge, gpsphcd reads the servo once a second and the
+# slave gets an announce every 0.5 s.
+#
+# Runs last: phc2sys leaves CLOCK_REALTIME stepped (by less than a second)
+# and the kernel's TAI offset at 37.
+ksft_skip=4
+DIR=$(cd "$(dirname "$0")" && pwd)
+port=2
+tty=/dev/ttyGPSSIM$port
+SIM_CTL=/sys/kernel/debug/gpsphc_sim/ttyGPSSIM$port
+. "$DIR/receiver.sh"
+. "$DIR/ptp4l_gm.sh"
+GM_CONF=${GM_CONF:-$DIR/ptp4l-gm.conf}
+GM_ID=001122.fffe.334455
+HOLDOVER=5
+# How long the servo may take to lock from gpsphcd's start (gpsphcd's
+# 2 s start-up wait, the first label's step, the lock under TCG).
+LOCK_S=60
+# How long a change may take to reach the slave otherwise.
+WAIT_S=30
+# Pulses off to class 7 on the slave: 2.5 s + up to 1 s (gpsphcd's poll)
+# + up to 0.5 s (the next announce) + pmc; the bound leaves room for a
+# busy machine.
+HOLD_IN_S=8
+# Pulses off to class 248 on the slave: at least HOLDOVER s (holdover_s >
+# HOLDOVER is at least HOLDOVER + 1 s after the last edge, which came at
+# most 1 s before the pulses stopped), about HOLDOVER + 2.
+HOLD_OUT_S=$((HOLDOVER + 10))
+# Seconds of the slave's offsets to report while locked.
+OFFSET_S=12
+# |CLOCK_REALTIME - (PHC - currentUtcOffset)| while phc2sys runs.
+SYS_BOUND_NS=20000000
+
+WANT_LOCKED="6 0x23 0x4e5d 37 0 0 1 1 1 1 0x20"
+WANT_HOLD_IN="7 0xfe 0x4e5d 37 0 0 1 1 1 1 0xa0"
+WANT_HOLD_OUT="248 0xfe 0xffff 37 0 0 1 1 0 0 0xa0"
+WANT_UNLOCKED="248 0xfe 0xffff 37 0 0 0 1 0 0 0xa0"
+
+skip() { echo "ok 1 gm_chain # SKIP $*"; exit $ksft_skip; }
+[ "$(id -u)" = 0 ] || skip "needs root"
+for t in ptp4l pmc phc2sys phc_ctl gpsphcd; do
+	command -v $t >/dev/null || skip "no $t"
+done
+[ -d "$SIM_CTL" ] || skip "gpsphc_sim not loaded"
+[ -r "$GM_CONF" ] || skip "no $GM_CONF (userspace/examples/ptp4l-gm.conf)"
+# busybox's ip has no netns; the VM's build.sh stages iproute2's.
+ip netns list >/dev/null 2>&1 || skip "ip has no netns (iproute2's ip needed)"
+if [ ! -d /sys/module/veth ]; then
+	insmod "/lib/modules/$(uname -r)/veth.ko" 2>/dev/null ||
+		skip "no veth module (/lib/modules/$(uname -r)/veth.ko)"
+fi
+
+T=$(mktemp -d /tmp/gpsphc-gmchain.XXXXXX) || exit 1
+RX_PID=
+D_PID=
+P2S_PID=
+cleanup() {
+	trap '' INT TERM
+	trap - EXIT
+	echo 0 >"$SIM_CTL/pulse_enable"
+	gm_stop $RX_PID $P2S_PID $D_PID $GM_PID $CL_PID
+	gm_net_down
+	echo 0 >"$SIM_CTL/msr_gate"
+	# phc2sys steered CLOCK_REALTIME's frequency: leave it at 0.
+	phc_ctl CLOCK_REALTIME freq 0 >/dev/null 2>&1
+	[ -n "${KEEP:-}" ] && echo "# kept $T" || rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'cleanup; exit 130' INT
+trap 'cleanup; exit 143' TERM
+gm_net_reap
+
+n=0
+fail=0
+ok() { n=$((n + 1)); echo "ok $n gm_chain $*"; }
+not_ok() { n=$((n + 1)); fail=1; echo "not ok $n gm_chain $*"; }
+# uptime_cs: /proc/uptime in hundredths of a second.
+uptime_cs() { local u _; read -r u _ </proc/uptime; u=${u/./}; echo $((10#$u)); }
+# since_s CS: seconds since uptime_cs was CS, with one decimal.
+since_s() { local d=$(($(uptime_cs) - $1)); echo "$((d / 100)).$((d % 100 / 10))"; }
+
+# have_dev: the device of the port exists (until_s runs a command, and
+# would expand a $(gpsphc_dev) in its arguments only once).
+have_dev() { [ -n "$(gpsphc_dev)" ]; }
+
+# logs: the last lines of every log, as TAP comments.
+logs() {
+	local f
+
+	for f in gm cl gpsphcd phc2sys; do
+		[ -f "$T/$f.log" ] && tail -n "${1:-15}" "$T/$f.log" | sed "s/^/# $f: /"
+	done
+}
+
+echo "TAP version 13"
+echo "1..12"
+
+# --- the network: both ptp4l ----------------------------------------------
+setup_net() {
+	gm_net_up || return 1
+	start_gm
+	start_cl
+	wait_for "$WAIT_S" MASTER gm_port || return 1
+	wait_for "$WAIT_S" $GM_ID client_gm
+}
+if setup_net; then
+	ok "setup: veth between two namespaces, the grandmaster's port MASTER, the slave follows $GM_ID after $took s"
+else
+	not_ok "setup: the grandmaster's port or the slave's grandmaster is ${got:-nothing} after ${took:-0} s"
+	logs 20
+	exit 1
+fi
+
+# --- the receiver, gpsphcd, phc2sys ----------------------------------------
+echo 1 >"$SIM_CTL/msr_gate"	# an 8250: DCD interrupts only via TIOCMIWAIT
+echo 0 >"$SIM_CTL/pulse_ppb"
+echo 1 >"$SIM_CTL/pulse_enable"
+receiver 600 &
+RX_PID=$!
+gpsphcd --baud 9600 --state "$T/state" --ptp4l-socket "$T/gm" \
+	--ptp4l-gm holdover=$HOLDOVER $tty >"$T/gpsphcd.log" 2>&1 &
+D_PID=$!
+until_s 10 have_dev
+dev=$(gpsphc_dev)
+ptp=
+[ -n "$dev" ] && ptp=/dev/$(cat "$dev/ptp_device")
+if [ -n "$ptp" ] && [ -c "$ptp" ]; then
+	phc2sys -s "$ptp" -c CLOCK_REALTIME -w -z "$T/gm" -m >"$T/phc2sys.log" 2>&1 &
+	P2S_PID=$!
+fi
+t0=$(uptime_cs)
+servo_locked() { grep -qx locked "$dev/servo_state" 2>/dev/null; }
+if [ -n "$ptp" ] && until_s $LOCK_S servo_locked &&
+	wait_for "$WAIT_S" "$WANT_LOCKED" client_view; then
+	ok "locked: the servo locked and the slave has [$got] $(since_s "$t0") s after gpsphcd attached"
+else
+	not_ok "locked: the servo is ${dev:+$(cat "$dev/servo_state")}${dev:-not attached}, the slave has [${got:-}] after $(since_s "$t0") s, not [$WANT_LOCKED]"
+	logs
+fi
+
+# sys_tai_ok TAI_UTC: CLOCK_REALTIME = PHC - TAI_UTC within SYS_BOUND_NS
+# (phc2sys -w with the grandmaster's currentUtcOffset); the difference in
+# $sys_err. phc_ctl cmp prints CLOCK_REALTIME - PHC.
+sys_tai_ok() {
+	local off
+
+	off=$(phc_ctl "$ptp" cmp 2>/dev/null |
+		sed -n 's/.*offset from CLOCK_REALTIME is \(-\{0,1\}[0-9]*\)ns.*/\1/p')
+	[ -n "$off" ] || return 1
+	sys_err=$((off + $1 * 1000000000))
+	[ "${sys_err#-}" -le $SYS_BOUND_NS ]
+}
+lines=$(wc -l <"$T/cl.log")
+p2s_lines=$(wc -l <"$T/phc2sys.log" 2>/dev/null || echo 0)
+sys_err=
+if [ -n "$ptp" ] && until_s 20 sys_tai_ok 37; then
+	ok "system_clock: CLOCK_REALTIME = PHC - 37 s (phc2sys -w, the grandmaster's currentUtcOffset), off by $sys_err ns"
+else
+	not_ok "system_clock: CLOCK_REALTIME - (PHC - 37 s) = ${sys_err:-?} ns, not within $SYS_BOUND_NS ns"
+	logs
+fi
+
+# The slave's offset to the grandmaster while locked, for the record: both
+# read the guest's CLOCK_REALTIME, what is left is the software timestamps'
+# noise under TCG and whole seconds (timescale=ptp on a grandmaster that
+# serves UTC: the host test and gpsphc-grandmaster.rst explain the 37 s).
+sleep $OFFSET_S
+offsets=$(client_offsets $((lines + 1)))
+p2s=$(tail -n +$((p2s_lines + 1)) "$T/phc2sys.log" 2>/dev/null |
+	awk '/phc offset/ { for (i = 1; i < NF; i++) if ($i == "offset") { v = $(i + 1); print (v < 0 ? -v : v) } }' |
+	sort -n | awk '{ s[++k] = $1 } END { if (k) printf "%d samples, |offset| median %d ns, max %d ns", k, s[int((k + 1) / 2)], s[k] }')
+echo "# phc2sys (gpsphc clock -> CLOCK_REALTIME) while locked: ${p2s:-no samples}"
+if [ -n "$offsets" ]; then
+	ok "slave_offset: $offsets"
+else
+	not_ok "slave_offset: no 'master offset' line in the slave's log in $OFFSET_S s"
+	logs
+fi
+
+# --- the pulses stop ---------------------------------------------------------
+t0=$(uptime_cs)
+echo 0 >"$SIM_CTL/pulse_enable"
+kill "$RX_PID" 2>/dev/null
+wait "$RX_PID" 2>/dev/null
+RX_PID=
+if wait_for $HOLD_IN_S "$WANT_HOLD_IN" client_view; then
+	ok "holdover_in_spec: the slave has [$got] $(since_s "$t0") s after the pulses stopped (servo ${dev:+$(cat "$dev/servo_state")}, holdover_s ${dev:+$(cat "$dev/holdover_s")})"
+else
+	not_ok "holdover_in_spec: the slave has [$got] $(since_s "$t0") s after the pulses stopped, not [$WANT_HOLD_IN]"
+	logs
+fi
+if wait_for $HOLD_OUT_S "$WANT_HOLD_OUT" client_view; then
+	d=$(since_s "$t0")
+	if [ "${d%.*}" -ge $HOLDOVER ]; then
+		ok "holdover_out_of_spec: the slave has [$got] $d s after the pulses stopped (holdover=$HOLDOVER; holdover_s ${dev:+$(cat "$dev/holdover_s")})"
+	else
+		not_ok "holdover_out_of_spec: the slave has [$got] already $d s after the pulses stopped, before holdover=$HOLDOVER s"
+	fi
+else
+	not_ok "holdover_out_of_spec: the slave has [$got] $(since_s "$t0") s after the pulses stopped, not [$WANT_HOLD_OUT]"
+	logs
+fi
+
+# --- someone else moves the clock: the servo starts over -------------------
+t0=$(uptime_cs)
+phc_ctl "$ptp" adj 0.001 >"$T/phc_ctl.log" 2>&1
+if wait_for "$WAIT_S" "$WANT_UNLOCKED" client_view; then
+	ok "unlocked: phc_ctl adj 0.001, servo ${dev:+$(cat "$dev/servo_state")}, the slave has [$got] after $(since_s "$t0") s"
+else
+	not_ok "unlocked: phc_ctl adj 0.001, servo ${dev:+$(cat "$dev/servo_state")}, the slave has [$got] after $(since_s "$t0") s, not [$WANT_UNLOCKED]"
+	sed 's/^/# phc_ctl: /' "$T/phc_ctl.log"
+	logs
+fi
+
+# What gpsphcd said ptp4l announces, in order.
+grep 'announces' "$T/gpsphcd.log" | sed 's/^/# gpsphcd: /'
+
+# --- a leap second ---------------------------------------------------------
+# The guest's clock is set LEAP_LEAD_S before the end of 2026-12-31, and
+# gpsphcd reads tzdata's leap-seconds.list plus a positive leap second
+# there (4007750400 38, 2027-01-01 in NTP seconds; the #h hash
+# recomputed, gpsphcd checks it). The receiver counts pulses from the
+# clock's second at its first edge, so its sentences say 23:59:60 as a
+# real receiver's do (receiver.sh's read CLOCK_REALTIME, which phc2sys
+# steers and the kernel repeats 23:59:59 on). phc2sys -w starts once the
+# grandmaster announces leap61, as it reads ptp4l's flags only every
+# minute after its start. Expected: leap61 on the slave before midnight,
+# CLOCK_REALTIME = PHC - 37 s; after it currentUtcOffset 38 and no leap61,
+# CLOCK_REALTIME = PHC - 38 s (the kernel inserted the second); the PHC,
+# in TAI, never stepped: the servo stays locked with no step.
+LEAP_UTC=1798761600
+LEAP_LEAD_S=${LEAP_LEAD_S:-120}
+WANT_LEAP61="6 0x23 0x4e5d 37 1 0 1 1 1 1 0x20"
+WANT_LEAP_DONE="6 0x23 0x4e5d 38 0 0 1 1 1 1 0x20"
+
+# make_leapfile SRC DEST: SRC with the test's leap second, hashed again as
+# the list's #h line hashes: the digits of #$, #@ and every data line's
+# two numbers, in file order.
+make_leapfile() {
+	local h
+
+	awk '/^[0-9]/ { last = NR } { line[NR] = $0 }
+	     END { for (i = 1; i <= NR; i++) {
+			if (line[i] ~ /^#h/) continue
+			print line[i]
+			if (i == last) print "4007750400\t38\t# 1 Jan 2027 (gm_chain_test)"
+		} }' "$1" >"$T/leap.body" || return 1
+	h=$(awk '/^#[$@]/ { printf "%s", $2; next } /^[0-9]/ { printf "%s%s", $1, $2 }' \
+		"$T/leap.body" | sha1sum | cut -c1-40)
+	[ ${#h} = 40 ] || return 1
+	{ cat "$T/leap.body"
+	  printf '#h\t%s %s %s %s %s\n' "${h:0:8}" "${h:8:8}" "${h:16:8}" "${h:24:8}" "${h:32:8}"
+	} >"$2"
+}
+
+# leap_receiver SECONDS LEAP_UTC: receiver.sh's receiver, but the second
+# of each edge is counted from the first, and the one at LEAP_UTC is
+# 23:59:60 of the day before.
+leap_receiver() {
+	local end seen now c u t d
+
+	end=$(($(uptime_s) + $1))
+	seen=$(rising_edges)
+	c=
+	while [ "$(uptime_s)" -lt "$end" ]; do
+		now=$(rising_edges)
+		if [ "$now" -gt "$seen" ]; then
+			if [ -z "$c" ]; then c=$(date -u +%s); else c=$((c + now - seen)); fi
+			seen=$now
+			u=$c
+			[ "$c" -ge "$2" ] && u=$((c - 1))
+			t=$(date -u -d "@$u" +%H%M%S) d=$(date -u -d "@$u" +%d%m%y)
+			[ "$c" = "$2" ] && t=235960
+			sleep 0.15
+			nmea "GPRMC,$t.00,A,4807.038,N,01131.000,E,0.0,0.0,$d,,,A" >"$SIM_CTL/rx"
+		fi
+		sleep 0.05
+	done
+}
+
+leap_setup() {
+	echo 0 >"$SIM_CTL/pulse_enable"
+	gm_stop $P2S_PID $D_PID
+	P2S_PID= D_PID=
+	make_leapfile /usr/share/zoneinfo/leap-seconds.list "$T/leap.list" || return 1
+	date -u -s "$(date -u -d "@$((LEAP_UTC - LEAP_LEAD_S))" '+%Y-%m-%d %H:%M:%S')" >/dev/null || return 1
+	echo 1 >"$SIM_CTL/pulse_enable"
+	leap_receiver $((LEAP_LEAD_S + 120)) $LEAP_UTC &
+	RX_PID=$!
+	gpsphcd --baud 9600 --state "$T/state.leap" --leapfile "$T/leap.list" \
+		--ptp4l-socket "$T/gm" --ptp4l-gm holdover=$HOLDOVER $tty \
+		>"$T/gpsphcd.log" 2>&1 &
+	D_PID=$!
+	until_s 10 have_dev || return 1
+	dev=$(gpsphc_dev)
+	ptp=/dev/$(cat "$dev/ptp_device")
+	t0=$(uptime_cs)
+	wait_for $((LEAP_LEAD_S - 10)) "$WANT_LEAP61" client_view || return 1
+	[ "$(date +%s)" -lt $LEAP_UTC ] || return 1
+	phc2sys -s "$ptp" -c CLOCK_REALTIME -w -z "$T/gm" -m >"$T/phc2sys.log" 2>&1 &
+	P2S_PID=$!
+}
+if leap_setup; then
+	ok "leap61_announced: the slave has [$got] at $(date -u +%T) ($(since_s "$t0") s after gpsphcd attached; servo $(cat "$dev/servo_state"), leap $(cat "$dev/leap") at $(cat "$dev/leap_utc"))"
+else
+	not_ok "leap61_announced: the slave has [${got:-}] at $(date -u +%T), not [$WANT_LEAP61] before midnight"
+	grep -i 'leap' "$T/gpsphcd.log" | head -n 5 | sed 's/^/# gpsphcd: /'
+	logs
+fi
+sys_err=
+if until_s 20 sys_tai_ok 37 && [ "$(date +%s)" -lt $LEAP_UTC ]; then
+	ok "leap_system_clock_before: CLOCK_REALTIME = PHC - 37 s at $(date -u +%T), off by $sys_err ns"
+else
+	not_ok "leap_system_clock_before: CLOCK_REALTIME - (PHC - 37 s) = ${sys_err:-?} ns at $(date -u +%T)"
+	logs
+fi
+
+# Across midnight: the servo's state, offset and steps, sampled.
+steps0=$(cat "$dev/statistics/steps" 2>/dev/null)
+states=
+worst=0
+until [ "$(date +%s)" -ge $((LEAP_UTC + 3)) ] || [ $(($(date +%s) + 200)) -lt $LEAP_UTC ]; do
+	read -r st <"$dev/servo_state" || break
+	read -r o <"$dev/offset_ns" || break
+	case " $states " in *" $st "*) ;; *) states="$states $st" ;; esac
+	o=${o#-}
+	[ "$o" -le "$worst" ] || worst=$o
+	sleep 0.25
+done
+t0=$(uptime_cs)
+if wait_for "$WAIT_S" "$WANT_LEAP_DONE" client_view; then
+	ok "leap61_cleared: the slave has [$got] at $(date -u +%T), $(since_s "$t0") s after 00:00:03 (tai_utc $(cat "$dev/tai_utc"), leap $(cat "$dev/leap"))"
+else
+	not_ok "leap61_cleared: the slave has [$got] at $(date -u +%T), not [$WANT_LEAP_DONE]"
+	logs
+fi
+steps1=$(cat "$dev/statistics/steps" 2>/dev/null)
+if [ "$states" = " locked" ] && [ -n "$steps0" ] && [ "$steps0" = "$steps1" ]; then
+	ok "leap_phc_no_step: across midnight the servo stayed locked, no step ($steps1 in all), |offset_ns| at most $worst"
+else
+	not_ok "leap_phc_no_step: across midnight the servo was [$states ], steps $steps0 -> $steps1, |offset_ns| at most $worst"
+	logs
+fi
+sys_err=
+if until_s 20 sys_tai_ok 38; then
+	ok "leap_system_clock_after: CLOCK_REALTIME = PHC - 38 s at $(date -u +%T) (the kernel inserted the second), off by $sys_err ns"
+else
+	not_ok "leap_system_clock_after: CLOCK_REALTIME - (PHC - 38 s) = ${sys_err:-?} ns at $(date -u +%T)"
+	logs
+fi
+grep -e 'announces' -e 'leap' "$T/gpsphcd.log" | sed 's/^/# gpsphcd: /'
+grep -i -e 'leap' "$T/phc2sys.log" | head -n 5 | sed 's/^/# phc2sys: /'
+exit $fail
