@@ -241,6 +241,17 @@ fi
 grep 'announces' "$T/gpsphcd.log" | sed 's/^/# gpsphcd: /'
 
 # --- a leap second ---------------------------------------------------------
+# Not yet in make check: its device wait was fixed after its last VM run
+# and the run (about 4 min) has not been repeated since. GM_CHAIN_LEAP=1
+# runs it; otherwise its five results are reported as skipped.
+if [ "${GM_CHAIN_LEAP:-0}" != 1 ]; then
+	for name in leap61_announced leap_system_clock_before leap61_cleared \
+		    leap_phc_no_step leap_system_clock_after; do
+		n=$((n + 1))
+		echo "ok $n gm_chain $name # SKIP the leap-second run is opt-in for now (GM_CHAIN_LEAP=1)"
+	done
+	exit $fail
+fi
 # The guest's clock is set LEAP_LEAD_S before the end of 2026-12-31, and
 # gpsphcd reads tzdata's leap-seconds.list plus a positive leap second
 # there (4007750400 38, 2027-01-01 in NTP seconds; the #h hash
