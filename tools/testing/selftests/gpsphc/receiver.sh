@@ -29,7 +29,14 @@ receiver() {
 		now_edges=$(rising_edges)
 		if [ "$now_edges" -gt "$seen" ]; then
 			seen=$now_edges
-			t=$(date -u +%H%M%S) d=$(date -u +%d%m%y)
+			# The second nearest to the edge, which came up to a
+			# poll (about 50 ms) ago, not the second read now: when
+			# an earlier test left CLOCK_REALTIME a little behind
+			# the edges, rounding down named two edges in a row
+			# with the same second (seen as -1 s labels the guard
+			# held in gpsphcd_test).
+			s=$((($(now_us) - 25000 + 500000) / 1000000))
+			t=$(date -u -d "@$s" +%H%M%S) d=$(date -u -d "@$s" +%d%m%y)
 			sleep 0.15
 			nmea "GPRMC,$t.00,A,4807.038,N,01131.000,E,0.0,0.0,$d,,,A" >"$SIM_CTL/rx"
 		fi
