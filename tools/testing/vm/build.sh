@@ -90,10 +90,11 @@ progs="/usr/sbin/phc2sys /usr/sbin/phc_ctl /usr/sbin/ts2phc /usr/sbin/ptp4l /usr
 cp /bin/bash "$STAGE/bin/bash"
 cp "$(command -v ip)" "$STAGE/bin/ip"
 progs="$progs $STAGE/bin/bash $STAGE/bin/ip"
-veth=$(find "$KROOT/lib/modules/$KVER" -name 'veth.ko*' | head -n 1)
-[ -n "$veth" ] || die "no veth module for $KVER under $KROOT/lib/modules"
+# The debug kernel has no veth (nor runs that test, which skips without).
+veth=$(find "$KROOT/lib/modules/$KVER" -name 'veth.ko*' 2>/dev/null | head -n 1)
 mkdir -p "$STAGE/lib/modules/$KVER"
 case $veth in
+'') echo "build.sh: no veth module for $KVER: gm_chain_test.sh will skip" >&2 ;;
 *.xz) xz -dc "$veth" >"$STAGE/lib/modules/$KVER/veth.ko" ;;
 *.zst) zstd -qdc "$veth" >"$STAGE/lib/modules/$KVER/veth.ko" ;;
 *) cp "$veth" "$STAGE/lib/modules/$KVER/veth.ko" ;;
