@@ -60,7 +60,7 @@ sim=$!
 # The store's copy of the tty.
 exec 9<>"$tty"
 stored_gpsphcd "$work/labels1" "$work/err1"
-until_s 5 test -n "$(gpsphc_dev)"
+until_s 5 dev_attached
 dev=$(gpsphc_dev)
 [ -n "$dev" ] || dev=/nonexistent
 until_s 20 taken_since 0 5

@@ -96,7 +96,7 @@ echo 1 >"$SIM_CTL/msr_gate"	# an 8250: DCD interrupts only via TIOCMIWAIT
 echo 0 >"$SIM_CTL/pulse_ppb"
 gpsphcd --baud 9600 --print-labels --state "$work/state" $tty >"$work/labels" 2>"$work/err" &
 daemon=$!
-until_s 3 test -n "$(gpsphc_dev)"
+until_s 3 dev_attached
 dev=$(gpsphc_dev)
 [ -n "$dev" ] || dev=/nonexistent
 start_receiver
@@ -174,7 +174,7 @@ kill "$hold" && wait "$hold"
 # 5. attach_hold attaches the discipline (and takes no lock): refused too.
 "$dir/attach_hold" $tty &
 hold=$!
-until_s 3 test -n "$(gpsphc_dev)"
+until_s 3 dev_attached
 timeout 5 gpsphcd --state "$work/state2" $tty >/dev/null 2>"$work/err2"
 rc=$?
 echo "# gpsphcd on a tty attach_hold holds: exit status $rc"

@@ -112,3 +112,8 @@ until_s() {
 gpsphc_dev() {
 	grep -l "^ttyGPSSIM$port\$" /sys/class/gpsphc/*/tty 2>/dev/null | xargs -r dirname
 }
+
+# dev_attached: has the port's tty a gpsphc device now? For until_s, which
+# must run the lookup each time ("test -n \"$(gpsphc_dev)\"" would expand it
+# once, before the wait).
+dev_attached() { test -n "$(gpsphc_dev)"; }
