@@ -4,14 +4,17 @@
 # Runs every test program listed in /tests/run.list inside the VM and
 # passes their TAP output through. A program that dies without reporting
 # a failure of its own is reported as one failed test, so a crash is
-# never silent.
+# never silent. Each program's run time is printed after it, for keeping
+# make check's budget.
 cd /tests || exit 1
 for t in $(cat run.list); do
 	echo "# ---- $t"
 	out=/tmp/$t.out
+	t0=$(cut -d. -f1 /proc/uptime)
 	timeout 300 ./"$t" >"$out" 2>&1
 	rc=$?
 	cat "$out"
+	echo "# ---- $t took $(($(cut -d. -f1 /proc/uptime) - t0)) s"
 	if [ $rc -ne 0 ] && ! grep -q '^not ok' "$out"; then
 		echo "not ok $t: exited with status $rc without reporting a failure"
 	fi
