@@ -174,9 +174,12 @@ struct gpsphc_pps_event {
  * @ptp_info:	the PTP clock's operations and capabilities
  * @ptp:	the PTP clock (/dev/ptpN)
  * @ptp_id:	N of /dev/ptpN, kept for readers racing with detach
- * @phc_lock:	protects the clock's time base, scale, leap second, the
- *		servo and its settings down to @servo; the DCD interrupt
- *		takes it
+ * @phc_lock:	protects every field from @phc_base_raw to
+ *		@labels_unmatched: the clock's time base, scale, leap
+ *		second, the servo, its settings and what labels are matched
+ *		against; the DCD interrupt and the receive path take it, and
+ *		each function named *_locked asserts it (lockdep) unless it
+ *		works on a structure it is handed rather than the device
  * @phc_base_raw: CLOCK_MONOTONIC_RAW ns of the time base
  * @phc_base_ns: the clock's TAI ns at @phc_base_raw
  * @phc_adj:	rate correction, 2^-16 ppb

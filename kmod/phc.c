@@ -47,12 +47,14 @@ s64 gpsphc_phc_tai_locked(const struct gpsphc_dev *gdev, u64 raw)
 {
 	s64 d = (s64)(raw - gdev->phc_base_raw);
 
+	lockdep_assert_held(&gdev->phc_lock);
 	return gdev->phc_base_ns + d + gpsphc_phc_scale(d, gdev->phc_adj);
 }
 
 /* Move the base to @raw, keeping the mapping continuous. */
 static void gpsphc_phc_rebase_locked(struct gpsphc_dev *gdev, u64 raw)
 {
+	lockdep_assert_held(&gdev->phc_lock);
 	gdev->phc_base_ns = gpsphc_phc_tai_locked(gdev, raw);
 	gdev->phc_base_raw = raw;
 }
@@ -69,6 +71,7 @@ void gpsphc_phc_set_adj_locked(struct gpsphc_dev *gdev, u64 raw, s64 adj)
 {
 	const s64 max = GPSPHC_MAX_ADJ_PPB * GPSPHC_ADJ_PER_PPB;
 
+	lockdep_assert_held(&gdev->phc_lock);
 	gpsphc_phc_rebase_locked(gdev, raw);
 	gdev->phc_adj = clamp(adj, -max, max);
 }
@@ -83,6 +86,7 @@ void gpsphc_phc_set_adj_locked(struct gpsphc_dev *gdev, u64 raw, s64 adj)
  */
 void gpsphc_phc_step_locked(struct gpsphc_dev *gdev, u64 raw, s64 delta_ns)
 {
+	lockdep_assert_held(&gdev->phc_lock);
 	gpsphc_phc_rebase_locked(gdev, raw);
 	gdev->phc_base_ns += delta_ns;
 }
@@ -98,6 +102,7 @@ static s64 gpsphc_phc_utc_offset_ns_locked(const struct gpsphc_dev *gdev,
 	s64 off = (s64)gdev->tai_utc * NSEC_PER_SEC;
 	s64 midnight = (s64)gdev->leap_utc * NSEC_PER_SEC;
 
+	lockdep_assert_held(&gdev->phc_lock);
 	switch (gdev->leap) {
 	case GPSPHC_LEAP_INSERT:
 		if (tai >= midnight + off)
@@ -125,6 +130,7 @@ s64 gpsphc_phc_read_locked(const struct gpsphc_dev *gdev, u64 raw)
 {
 	s64 tai = gpsphc_phc_tai_locked(gdev, raw);
 
+	lockdep_assert_held(&gdev->phc_lock);
 	if (gdev->scale == GPSPHC_SCALE_UTC)
 		return tai - gpsphc_phc_utc_offset_ns_locked(gdev, tai);
 	return tai;
@@ -141,6 +147,7 @@ void gpsphc_phc_leap_done_locked(struct gpsphc_dev *gdev, s64 tai)
 {
 	s64 off = gpsphc_phc_utc_offset_ns_locked(gdev, tai);
 
+	lockdep_assert_held(&gdev->phc_lock);
 	if (gdev->leap != GPSPHC_LEAP_NONE &&
 	    off != (s64)gdev->tai_utc * NSEC_PER_SEC) {
 		gdev->tai_utc = div_s64(off, NSEC_PER_SEC);
@@ -152,6 +159,7 @@ void gpsphc_phc_leap_done_locked(struct gpsphc_dev *gdev, s64 tai)
 /* A user moved the clock: the servo's count no longer holds. */
 static void gpsphc_phc_user_adjusted_locked(struct gpsphc_dev *gdev)
 {
+	lockdep_assert_held(&gdev->phc_lock);
 	gpsphc_servo_glue_reset_locked(gdev);
 }
 
@@ -297,6 +305,7 @@ void gpsphc_phc_extts_locked(struct gpsphc_dev *gdev, u64 raw)
 		.index = 0,
 	};
 
+	lockdep_assert_held(&gdev->phc_lock);
 	if (!gdev->extts_on)
 		return;
 	ev.timestamp = gpsphc_phc_read_locked(gdev, raw);

@@ -43,6 +43,7 @@ static void gpsphc_glue_notify_locked(struct gpsphc_dev *gdev)
 static void gpsphc_glue_apply_locked(struct gpsphc_dev *gdev, u64 raw,
 				     const struct gpsphc_servo_out *out)
 {
+	lockdep_assert_held(&gdev->phc_lock);
 	if (out->flags & GPSPHC_SERVO_OUT_STEP)
 		gpsphc_phc_step_locked(gdev, raw, out->step_ns);
 	if (out->flags & GPSPHC_SERVO_OUT_ADJ)
@@ -159,6 +160,7 @@ static void gpsphc_glue_show_state_locked(struct gpsphc_dev *gdev,
 {
 	bool changed = gdev->servo_out.state != state;
 
+	lockdep_assert_held(&gdev->phc_lock);
 	gdev->servo_out.state = state;
 	gdev->servo_out.offset_ns = 0;
 	gdev->servo_out.rms_ns = 0;
@@ -178,6 +180,7 @@ static void gpsphc_glue_show_state_locked(struct gpsphc_dev *gdev,
  */
 void gpsphc_servo_glue_reset_locked(struct gpsphc_dev *gdev)
 {
+	lockdep_assert_held(&gdev->phc_lock);
 	if (gdev->servo_off)
 		return;
 	gpsphc_servo_reset(&gdev->servo);
@@ -187,6 +190,7 @@ void gpsphc_servo_glue_reset_locked(struct gpsphc_dev *gdev)
 /* Turn the servo off (someone else steers the clock) or back on. */
 static void gpsphc_glue_servo_off_locked(struct gpsphc_dev *gdev, bool off)
 {
+	lockdep_assert_held(&gdev->phc_lock);
 	if (off == gdev->servo_off)
 		return;
 	WRITE_ONCE(gdev->servo_off, off);
@@ -253,6 +257,7 @@ static int gpsphc_glue_find_input_locked(struct gpsphc_dev *gdev,
 					 const struct gpsphc_label *label,
 					 u64 *raw, struct netlink_ext_ack *extack)
 {
+	lockdep_assert_held(&gdev->phc_lock);
 	if (!label->sentence) {
 		switch (gpsphc_glue_find_locked(&gdev->edge_ring, label->seq,
 						READ_ONCE(gdev->pps_seq), raw)) {
