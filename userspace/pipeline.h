@@ -30,16 +30,17 @@
 #include "guard.h"
 #include "leap.h"
 #include "linux/gpsphc.h"
+#include "timeconv.h"
 
 /* The kernel's coarse-mode rules, in the pipeline's nanoseconds. */
-#define PP_SENTENCE_GAP_NS	(GPSPHC_SENTENCE_GAP_MS * 1000000LL)
-#define PP_COARSE_AFTER_NS	(GPSPHC_COARSE_AFTER_S * 1000000000LL)
+#define PP_SENTENCE_GAP_NS	(GPSPHC_SENTENCE_GAP_MS * NS_PER_MS)
+#define PP_COARSE_AFTER_NS	(GPSPHC_COARSE_AFTER_S * NS_PER_SEC)
 /*
  * gpsphcd's own policy: with no edge ever, coarse mode waits until the
  * first good sentence is this old, so that a PPS which starts just after
  * the first sentence (start-up) is not overtaken by sentence labels.
  */
-#define PP_COARSE_START_NS	2000000000LL
+#define PP_COARSE_START_NS	(2 * NS_PER_SEC)
 
 struct pp_label {
 	/* CLOCK_MONOTONIC_RAW of the PPS edge, or of the sentence standing in */

@@ -7,8 +7,8 @@
 
 #include "conf.h"
 #include "guard.h"
+#include "timeconv.h"
 
-#define MS	1000000LL
 
 static const char *const conf_names[CONF_NKEYS] = {
 	[CONF_BAUD] = "baud",
@@ -103,7 +103,7 @@ int conf_set(struct conf *c, enum conf_key k, const char *value,
 					  "\"%s\" must be whole milliseconds, -999..1000",
 					  value);
 		*(k == CONF_OFFSET ? &c->offset_ns : k == CONF_WINDOW ?
-		  &c->window_ns : &c->margin_ns) = v * MS;
+		  &c->window_ns : &c->margin_ns) = v * NS_PER_MS;
 		break;
 	case CONF_GUARD:
 		if (!conf_ll(value, 1, CONF_GUARD_MAX, &v))
