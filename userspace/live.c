@@ -34,6 +34,7 @@
 #include "linux/gpsphc.h"
 #include "live.h"
 #include "log.h"
+#include "nmea.h"
 #include "ptp4l_gm.h"
 #include "replay.h"
 #include "state.h"
@@ -695,7 +696,8 @@ static void live_sentence(struct live *l, struct nlattr *nest)
 	/* Known before the pipeline runs: a label may name it at once. */
 	if (pipeline_starts_second(l->p, (int64_t)raw))
 		live_ring_add(&l->sentences, raw, nla_get_u32(tb[GPSPHC_A_SENT_SEQ]));
-	pipeline_sentence(l->p, (int64_t)raw, data, (size_t)len);
+	/* The kernel's framer checked the checksum: the pipeline takes its word. */
+	pipeline_sentence(l->p, (int64_t)raw, data, (size_t)len, NMEA_OK);
 }
 
 static void live_save_state(struct live *l)

@@ -241,14 +241,14 @@ void pipeline_resync(struct pipeline *p)
 }
 
 static bool resolve(struct pipeline *p, int64_t t_ns, const char *s,
-		    size_t len, struct pp_pending *out)
+		    size_t len, int csum, struct pp_pending *out)
 {
 	struct nmea_msg m;
 	struct era_result r;
 	struct gp_err e;
 	int rx_leap, ret;
 
-	ret = nmea_parse(s, len, &m, &e);
+	ret = nmea_parse_checked(s, len, csum, &m, &e);
 	if (ret == NMEA_E_UNSUPPORTED)
 		return false;
 	if (ret) {
@@ -332,13 +332,13 @@ static void good_sentence(struct pipeline *p, int64_t t_ns)
 }
 
 void pipeline_sentence(struct pipeline *p, int64_t t_ns, const char *s,
-		       size_t len)
+		       size_t len, int csum)
 {
 	struct pp_pending pend;
 
-	if (nmea_checksum_good(s, len))
+	if (csum == NMEA_OK)
 		good_sentence(p, t_ns);
-	if (!resolve(p, t_ns, s, len, &pend))
+	if (!resolve(p, t_ns, s, len, csum, &pend))
 		return;
 	if (p->nq == PP_QUEUE) {
 		log_msg(LOG_WARNING, "more than %d sentences wait for their edge: dropping the oldest; check --offset",
