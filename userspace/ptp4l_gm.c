@@ -36,16 +36,6 @@
 /* Silence said after this long without an answer. */
 #define GM_SILENT_NS	(5 * NS_PER_SEC)
 
-/* gmprop.h numbers states and leaps as the kernel does. */
-_Static_assert((int)GMP_UNLOCKED == (int)GPSPHC_SERVO_UNLOCKED &&
-	       (int)GMP_LOCKING == (int)GPSPHC_SERVO_LOCKING &&
-	       (int)GMP_LOCKED == (int)GPSPHC_SERVO_LOCKED &&
-	       (int)GMP_HOLDOVER == (int)GPSPHC_SERVO_HOLDOVER &&
-	       (int)GMP_OFF == (int)GPSPHC_SERVO_OFF, "servo states differ");
-_Static_assert((int)GMP_LEAP_NONE == (int)GPSPHC_LEAP_NONE &&
-	       (int)GMP_LEAP_INSERT == (int)GPSPHC_LEAP_INSERT &&
-	       (int)GMP_LEAP_DELETE == (int)GPSPHC_LEAP_DELETE, "leap states differ");
-
 struct ptp4l_gm {
 	int fd;
 	struct sockaddr_un server, local;
@@ -282,7 +272,7 @@ void ptp4l_gm_servo(struct ptp4l_gm *gm, struct nlattr *servo)
 	if (tb[GPSPHC_A_SERVO_TAI_UTC])
 		in.tai_utc = nla_get_u32(tb[GPSPHC_A_SERVO_TAI_UTC]);
 	in.leap = tb[GPSPHC_A_SERVO_LEAP] ?
-		  (int)nla_get_u32(tb[GPSPHC_A_SERVO_LEAP]) : GMP_LEAP_NONE;
+		  (int)nla_get_u32(tb[GPSPHC_A_SERVO_LEAP]) : GPSPHC_LEAP_NONE;
 	if (tb[GPSPHC_A_SERVO_LEAP_UTC])
 		in.leap_utc = (int64_t)nla_get_u64(tb[GPSPHC_A_SERVO_LEAP_UTC]);
 	in.now_utc = gm_clock_ns(CLOCK_REALTIME) / NS_PER_SEC;
