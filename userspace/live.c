@@ -34,10 +34,11 @@
 #include "linux/gpsphc.h"
 #include "live.h"
 #include "log.h"
+#include "names.h"
+#include "nmea.h"
 #include "ptp4l_gm.h"
 #include "replay.h"
 #include "state.h"
-#include "status.h"
 #include "timeconv.h"
 
 #ifndef SOL_NETLINK
@@ -648,7 +649,7 @@ static void live_pps(struct live *l, struct nlattr *nest)
 	if (l->o->dump_events)
 		printf("pps dev=%" PRIu32 " seq=%" PRIu32 " edge=%s assert=%d raw_ns=%" PRIu64 " real_ns=%" PRIu64 "\n",
 		       l->dev_id, nla_get_u32(tb[GPSPHC_A_PPS_SEQ]),
-		       nla_get_u32(tb[GPSPHC_A_PPS_EDGE]) == GPSPHC_EDGE_RISING ? "rising" : "falling",
+		       gp_enum_name(GP_ENUM_EDGE, nla_get_u32(tb[GPSPHC_A_PPS_EDGE])),
 		       assert, raw, real);
 	if (!assert)
 		return;
@@ -657,12 +658,6 @@ static void live_pps(struct live *l, struct nlattr *nest)
 		record_edge(l->o->record, (int64_t)raw);
 	pipeline_edge(l->p, (int64_t)raw);
 }
-
-static const char *const live_csum_names[] = {
-	[GPSPHC_CSUM_OK] = "ok",
-	[GPSPHC_CSUM_MISSING] = "missing",
-	[GPSPHC_CSUM_BAD] = "bad",
-};
 
 static void live_sentence(struct live *l, struct nlattr *nest)
 {
@@ -686,7 +681,7 @@ static void live_sentence(struct live *l, struct nlattr *nest)
 		return;
 	if (l->o->dump_events)
 		printf("sentence dev=%" PRIu32 " seq=%" PRIu32 " csum=%s raw_ns=%" PRIu64 " real_ns=%" PRIu64 " %.*s\n",
-		       l->dev_id, nla_get_u32(tb[GPSPHC_A_SENT_SEQ]), live_csum_names[csum],
+		       l->dev_id, nla_get_u32(tb[GPSPHC_A_SENT_SEQ]), gp_enum_name(GP_ENUM_CSUM, csum),
 		       raw, nla_get_u64(tb[GPSPHC_A_SENT_REAL_NS]), len, data);
 	if (csum != GPSPHC_CSUM_OK)
 		return;
@@ -695,7 +690,8 @@ static void live_sentence(struct live *l, struct nlattr *nest)
 	/* Known before the pipeline runs: a label may name it at once. */
 	if (pipeline_starts_second(l->p, (int64_t)raw))
 		live_ring_add(&l->sentences, raw, nla_get_u32(tb[GPSPHC_A_SENT_SEQ]));
-	pipeline_sentence(l->p, (int64_t)raw, data, (size_t)len);
+	/* The kernel's framer checked the checksum: the pipeline takes its word. */
+	pipeline_sentence(l->p, (int64_t)raw, data, (size_t)len, NMEA_OK);
 }
 
 static void live_save_state(struct live *l)
@@ -795,7 +791,7 @@ static void live_notify_status(struct live *l, const char *more)
 {
 	sd_notifyf(0, "%sSTATUS=%s is gpsphc%" PRIu32 ", /dev/ptp%" PRIu32 ": servo %s",
 		   more, l->tty_name, l->dev_id, l->ptp_index,
-		   status_servo_state_name(l->servo_state));
+		   gp_enum_name(GP_ENUM_SERVO_STATE, l->servo_state));
 }
 
 /* The kernel's servo changed state (@state 0: not said). */
@@ -805,7 +801,7 @@ static void live_servo_changed(struct live *l, uint32_t state)
 		return;
 	l->servo_state = state;
 	log_msg(LOG_INFO, "%s: servo %s", l->tty_name,
-		status_servo_state_name(state));
+		gp_enum_name(GP_ENUM_SERVO_STATE, state));
 	live_notify_status(l, "");
 }
 
@@ -984,7 +980,7 @@ int live_run(const struct live_opts *o, struct pipeline *p)
 	if (reused)
 		log_msg(LOG_INFO, "%s: took over gpsphc%" PRIu32 " (/dev/ptp%" PRIu32 ", servo %s) from the file descriptor store: the clock stayed in place",
 			o->device, l.dev_id, l.ptp_index,
-			status_servo_state_name(l.servo_state));
+			gp_enum_name(GP_ENUM_SERVO_STATE, l.servo_state));
 	else
 		log_msg(LOG_INFO, "%s attached as gpsphc%" PRIu32, o->device, l.dev_id);
 	if (l.hold)

@@ -127,13 +127,13 @@ static void label(struct pipeline *p, const struct pp_pending *s)
 		       &edge, &delay, &e)) {
 		if (!p->coarse)
 			log_msg(LOG_WARNING, "%s", e.msg);
-		else if (delay >= 1000000000)
+		else if (delay >= NS_PER_SEC)
 			log_msg(LOG_WARNING, "sentence at %" PRId64 " ns: no sentence started its second (none came %d ms after the one before), so it labels nothing (coarse mode); the receiver's output leaves no quiet gap: send fewer sentences or raise the baud rate",
 			    s->t_ns, GPSPHC_SENTENCE_GAP_MS);
 		else
 			log_msg(LOG_WARNING, "sentence at %" PRId64 " ns came %" PRId64 " ms after the first sentence of its second, outside the %" PRId64 " ms window or within %" PRId64 " ms of half a second: not used (coarse mode); raise --window if the receiver sends its time late in the second",
-			    s->t_ns, delay / 1000000, a.window_ns / 1000000,
-			    a.margin_ns / 1000000);
+			    s->t_ns, delay / NS_PER_MS, a.window_ns / NS_PER_MS,
+			    a.margin_ns / NS_PER_MS);
 		return;
 	}
 	if (p->edge_done) {
@@ -241,14 +241,14 @@ void pipeline_resync(struct pipeline *p)
 }
 
 static bool resolve(struct pipeline *p, int64_t t_ns, const char *s,
-		    size_t len, struct pp_pending *out)
+		    size_t len, int csum, struct pp_pending *out)
 {
 	struct nmea_msg m;
 	struct era_result r;
 	struct gp_err e;
 	int rx_leap, ret;
 
-	ret = nmea_parse(s, len, &m, &e);
+	ret = nmea_parse_checked(s, len, csum, &m, &e);
 	if (ret == NMEA_E_UNSUPPORTED)
 		return false;
 	if (ret) {
@@ -320,10 +320,10 @@ static void good_sentence(struct pipeline *p, int64_t t_ns)
 	if (!p->coarse) {
 		if (p->have_pps)
 			log_msg(LOG_WARNING, "no PPS edge for %" PRId64 " s: coarse mode, the first sentence of each second stands in for the edge (millisecond accuracy); check the PPS wiring (DCD)",
-			    (t_ns - p->pps_ns) / 1000000000);
+			    (t_ns - p->pps_ns) / NS_PER_SEC);
 		else
 			log_msg(LOG_WARNING, "no PPS edge in the first %" PRId64 " s of sentences: coarse mode, the first sentence of each second stands in for the edge (millisecond accuracy); check the PPS wiring (DCD)",
-			    (t_ns - p->first_good_ns) / 1000000000);
+			    (t_ns - p->first_good_ns) / NS_PER_SEC);
 	}
 	p->coarse = true;
 	p->have_edge = true;
@@ -332,13 +332,13 @@ static void good_sentence(struct pipeline *p, int64_t t_ns)
 }
 
 void pipeline_sentence(struct pipeline *p, int64_t t_ns, const char *s,
-		       size_t len)
+		       size_t len, int csum)
 {
 	struct pp_pending pend;
 
-	if (nmea_checksum_good(s, len))
+	if (csum == NMEA_OK)
 		good_sentence(p, t_ns);
-	if (!resolve(p, t_ns, s, len, &pend))
+	if (!resolve(p, t_ns, s, len, csum, &pend))
 		return;
 	if (p->nq == PP_QUEUE) {
 		log_msg(LOG_WARNING, "more than %d sentences wait for their edge: dropping the oldest; check --offset",

@@ -30,16 +30,17 @@
 #include "guard.h"
 #include "leap.h"
 #include "linux/gpsphc.h"
+#include "timeconv.h"
 
 /* The kernel's coarse-mode rules, in the pipeline's nanoseconds. */
-#define PP_SENTENCE_GAP_NS	(GPSPHC_SENTENCE_GAP_MS * 1000000LL)
-#define PP_COARSE_AFTER_NS	(GPSPHC_COARSE_AFTER_S * 1000000000LL)
+#define PP_SENTENCE_GAP_NS	(GPSPHC_SENTENCE_GAP_MS * NS_PER_MS)
+#define PP_COARSE_AFTER_NS	(GPSPHC_COARSE_AFTER_S * NS_PER_SEC)
 /*
  * gpsphcd's own policy: with no edge ever, coarse mode waits until the
  * first good sentence is this old, so that a PPS which starts just after
  * the first sentence (start-up) is not overtaken by sentence labels.
  */
-#define PP_COARSE_START_NS	2000000000LL
+#define PP_COARSE_START_NS	(2 * NS_PER_SEC)
 
 struct pp_label {
 	/* CLOCK_MONOTONIC_RAW of the PPS edge, or of the sentence standing in */
@@ -123,9 +124,14 @@ void pipeline_init(struct pipeline *p, const struct era_floor *floor,
 		   const struct leap_table *leap, const struct assoc_cfg *a,
 		   unsigned int guard_n, pp_emit_fn emit, void *ctx);
 void pipeline_edge(struct pipeline *p, int64_t t_ns);
-/* Any sentence: its checksum is checked here (coarse mode counts it). */
+/*
+ * Any sentence, with its checksum verdict @csum (NMEA_OK,
+ * NMEA_E_NO_CHECKSUM or NMEA_E_CHECKSUM): the kernel framer's in live
+ * mode, nmea_checksum_check()'s in replay. Coarse mode counts the good
+ * ones; the parser takes the verdict as it is.
+ */
 void pipeline_sentence(struct pipeline *p, int64_t t_ns, const char *s,
-		       size_t len);
+		       size_t len, int csum);
 /*
  * Would a sentence with a good checksum at @t_ns, given next, stand in for
  * an edge (coarse mode, the first of its second)?  Live mode asks before

@@ -27,24 +27,14 @@
 #include "log.h"
 #include "ptp4l_gm.h"
 #include "ptpmgmt.h"
+#include "timeconv.h"
 
-#define NS		1000000000LL
 /* An unanswered SET is sent again after this long. */
-#define GM_RETRY_NS	NS
+#define GM_RETRY_NS	NS_PER_SEC
 /* How long a SET waits for its answer before the loop goes on. */
 #define GM_WAIT_MS	100
 /* Silence said after this long without an answer. */
-#define GM_SILENT_NS	(5 * NS)
-
-/* gmprop.h numbers states and leaps as the kernel does. */
-_Static_assert((int)GMP_UNLOCKED == (int)GPSPHC_SERVO_UNLOCKED &&
-	       (int)GMP_LOCKING == (int)GPSPHC_SERVO_LOCKING &&
-	       (int)GMP_LOCKED == (int)GPSPHC_SERVO_LOCKED &&
-	       (int)GMP_HOLDOVER == (int)GPSPHC_SERVO_HOLDOVER &&
-	       (int)GMP_OFF == (int)GPSPHC_SERVO_OFF, "servo states differ");
-_Static_assert((int)GMP_LEAP_NONE == (int)GPSPHC_LEAP_NONE &&
-	       (int)GMP_LEAP_INSERT == (int)GPSPHC_LEAP_INSERT &&
-	       (int)GMP_LEAP_DELETE == (int)GPSPHC_LEAP_DELETE, "leap states differ");
+#define GM_SILENT_NS	(5 * NS_PER_SEC)
 
 struct ptp4l_gm {
 	int fd;
@@ -244,12 +234,12 @@ void ptp4l_gm_update(struct ptp4l_gm *gm, const struct gmp_input *in,
 	    now_ns - gm->first_unanswered_ns >= GM_SILENT_NS) {
 		log_msg(LOG_WARNING, "ptp4l at %s has not answered for %lld s: is its domainNumber %u (set domain= in --ptp4l-gm otherwise)?",
 			gm->server.sun_path,
-			(long long)((now_ns - gm->first_unanswered_ns) / NS),
+			(long long)((now_ns - gm->first_unanswered_ns) / NS_PER_SEC),
 			gm->cfg.domain);
 		gm->silent = true;
 	}
 	due = !gm->have_acked || !ptpm_gm_settings_eq(&want, &gm->acked) ||
-	      now_ns - gm->acked_ns >= (int64_t)gm->cfg.refresh_s * NS;
+	      now_ns - gm->acked_ns >= (int64_t)gm->cfg.refresh_s * NS_PER_SEC;
 	if (!due)
 		return;
 	/* A change goes out at once; the same settings once a second. */
@@ -264,7 +254,7 @@ static int64_t gm_clock_ns(clockid_t id)
 	struct timespec ts;
 
 	clock_gettime(id, &ts);
-	return ts.tv_sec * NS + ts.tv_nsec;
+	return ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
 }
 
 void ptp4l_gm_servo(struct ptp4l_gm *gm, struct nlattr *servo)
@@ -282,9 +272,9 @@ void ptp4l_gm_servo(struct ptp4l_gm *gm, struct nlattr *servo)
 	if (tb[GPSPHC_A_SERVO_TAI_UTC])
 		in.tai_utc = nla_get_u32(tb[GPSPHC_A_SERVO_TAI_UTC]);
 	in.leap = tb[GPSPHC_A_SERVO_LEAP] ?
-		  (int)nla_get_u32(tb[GPSPHC_A_SERVO_LEAP]) : GMP_LEAP_NONE;
+		  (int)nla_get_u32(tb[GPSPHC_A_SERVO_LEAP]) : GPSPHC_LEAP_NONE;
 	if (tb[GPSPHC_A_SERVO_LEAP_UTC])
 		in.leap_utc = (int64_t)nla_get_u64(tb[GPSPHC_A_SERVO_LEAP_UTC]);
-	in.now_utc = gm_clock_ns(CLOCK_REALTIME) / NS;
+	in.now_utc = gm_clock_ns(CLOCK_REALTIME) / NS_PER_SEC;
 	ptp4l_gm_update(gm, &in, gm_clock_ns(CLOCK_MONOTONIC));
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "nmea.h"
 #include "replay.h"
 
 static char *skip_blank(char *p)
@@ -67,7 +68,10 @@ int replay_run(FILE *in, const char *name, struct pipeline *p)
 				ret = bad_line(name, n, "sentence missing");
 				break;
 			}
-			pipeline_sentence(p, t, end, strlen(end));
+			size_t slen = strlen(end);
+
+			pipeline_sentence(p, t, end, slen,
+					  nmea_checksum_check(end, slen));
 		}
 	}
 	if (!ret && ferror(in)) {

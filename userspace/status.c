@@ -16,70 +16,35 @@
  * ptp4l steers the clock, false when the module does not report it); the
  * servo's "state" is then "off".
  *
- * Keys are only ever added.
+ * Keys are only ever added. Strings are escaped (lib/json.h), and the
+ * document is written whole or not at all: a dump that fails halfway
+ * prints nothing on stdout, the reason on stderr, and exits 1.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
 #include <netlink/msg.h>
 
+#include "json.h"
 #include "log.h"
 #include "linux/gpsphc.h"
+#include "names.h"
 #include "status.h"
 
-static const char *const status_stats[GPSPHC_A_STATS_MAX + 1] = {
-	[GPSPHC_A_STATS_SENTENCES] = "sentences",
-	[GPSPHC_A_STATS_CSUM_OK] = "csum_ok",
-	[GPSPHC_A_STATS_CSUM_MISSING] = "csum_missing",
-	[GPSPHC_A_STATS_CSUM_BAD] = "csum_bad",
-	[GPSPHC_A_STATS_OVERLONG] = "overlong",
-	[GPSPHC_A_STATS_TRUNCATED] = "truncated",
-	[GPSPHC_A_STATS_INVALID] = "invalid",
-	[GPSPHC_A_STATS_FLAG_ABORTS] = "flag_aborts",
-	[GPSPHC_A_STATS_FLAG_BYTES] = "flag_bytes",
-	[GPSPHC_A_STATS_NOISE_BYTES] = "noise_bytes",
-	[GPSPHC_A_STATS_BINARY_FRAMES] = "binary_frames",
-	[GPSPHC_A_STATS_BINARY_BAD] = "binary_bad",
-	[GPSPHC_A_STATS_PPS_EDGES] = "pps_edges",
-	[GPSPHC_A_STATS_PPS_MISSED] = "pps_missed",
-	[GPSPHC_A_STATS_EVENTS_DROPPED] = "events_dropped",
-};
-
-static const char *const status_servo_counters[GPSPHC_A_SERVO_MAX + 1] = {
-	[GPSPHC_A_SERVO_LABELS] = "labels",
-	[GPSPHC_A_SERVO_LABELS_REFUSED] = "labels_refused",
-	[GPSPHC_A_SERVO_DISAGREEMENTS] = "disagreements",
-	[GPSPHC_A_SERVO_STEPS] = "steps",
-	[GPSPHC_A_SERVO_OUTLIERS] = "outliers",
-};
-
-static const char *status_name(const char *const *names, unsigned int n,
-			       uint32_t v)
-{
-	return v < n && names[v] ? names[v] : "unknown";
-}
-
-static const char *const status_edges[] = { NULL, "rising", "falling" };
-static const char *const status_scales[] = { NULL, "tai", "utc" };
-static const char *const status_leaps[] = { NULL, "none", "insert", "delete" };
-static const char *const status_states[] = {
-	NULL, "unlocked", "locking", "locked", "holdover", "off",
-};
-
-#define NAME(tab, v) status_name(tab, sizeof(tab) / sizeof(tab[0]), v)
-
-const char *status_servo_state_name(uint32_t state)
-{
-	return NAME(status_states, state);
-}
+/* Dumps interrupted by a change (a device attached, detached) tried. */
+#define STATUS_TRIES	3
 
 struct status_ctx {
-	FILE *out;
 	bool json;
+	struct json j;		/* --json: the document */
+	FILE *out;		/* text: the text, in memory */
+	char *text;
+	size_t text_len;
 	unsigned int n;
 };
 
@@ -99,43 +64,42 @@ static bool servo_off(struct nlattr *a)
 	return a && nla_get_u8(a);
 }
 
+#define NAME(e, a)	gp_enum_name(GP_ENUM_##e, u32_or0(a))
+
 static void status_servo(struct status_ctx *c, struct nlattr *nest)
 {
 	struct nlattr *tb[GPSPHC_A_SERVO_MAX + 1] = { 0 };
+	struct json *j = &c->j;
 	int i;
 
 	if (nest)
 		nla_parse_nested(tb, GPSPHC_A_SERVO_MAX, nest, NULL);
 	if (c->json) {
-		fprintf(c->out, ", \"servo\": {\"state\": \"%s\", \"offset_ns\": %" PRId64
-			", \"rms_ns\": %" PRIu64 ", \"freq_ppb\": %" PRId64
-			", \"tai_utc\": %" PRIu32 ", \"leap\": \"%s\", \"leap_utc\": %" PRIu64
-			", \"holdover_s\": %" PRIu64 ", \"coarse\": %s",
-			NAME(status_states, u32_or0(tb[GPSPHC_A_SERVO_STATE])),
-			(int64_t)u64_or0(tb[GPSPHC_A_SERVO_OFFSET_NS]),
-			u64_or0(tb[GPSPHC_A_SERVO_RMS_NS]),
-			(int64_t)u64_or0(tb[GPSPHC_A_SERVO_FREQ_PPB]),
-			u32_or0(tb[GPSPHC_A_SERVO_TAI_UTC]),
-			NAME(status_leaps, u32_or0(tb[GPSPHC_A_SERVO_LEAP])),
-			u64_or0(tb[GPSPHC_A_SERVO_LEAP_UTC]),
-			u64_or0(tb[GPSPHC_A_SERVO_HOLDOVER_S]),
-			tb[GPSPHC_A_SERVO_COARSE] ? "true" : "false");
+		json_begin_obj(j, "servo");
+		json_str(j, "state", NAME(SERVO_STATE, tb[GPSPHC_A_SERVO_STATE]));
+		json_i64(j, "offset_ns", (int64_t)u64_or0(tb[GPSPHC_A_SERVO_OFFSET_NS]));
+		json_u64(j, "rms_ns", u64_or0(tb[GPSPHC_A_SERVO_RMS_NS]));
+		json_i64(j, "freq_ppb", (int64_t)u64_or0(tb[GPSPHC_A_SERVO_FREQ_PPB]));
+		json_u64(j, "tai_utc", u32_or0(tb[GPSPHC_A_SERVO_TAI_UTC]));
+		json_str(j, "leap", NAME(LEAP, tb[GPSPHC_A_SERVO_LEAP]));
+		json_u64(j, "leap_utc", u64_or0(tb[GPSPHC_A_SERVO_LEAP_UTC]));
+		json_u64(j, "holdover_s", u64_or0(tb[GPSPHC_A_SERVO_HOLDOVER_S]));
+		json_bool(j, "coarse", tb[GPSPHC_A_SERVO_COARSE] != NULL);
 		for (i = 0; i <= GPSPHC_A_SERVO_MAX; i++)
-			if (status_servo_counters[i])
-				fprintf(c->out, ", \"%s\": %" PRIu64, status_servo_counters[i],
-					u64_or0(tb[i]));
-		fputc('}', c->out);
+			if (gp_servo_counter_key(i))
+				json_u64(j, gp_servo_counter_key(i), u64_or0(tb[i]));
+		json_end_obj(j);
 		return;
 	}
 	fprintf(c->out, "  servo %s%s, offset %" PRId64 " ns, rms %" PRIu64
 		" ns, frequency %" PRId64 " ppb\n",
-		NAME(status_states, u32_or0(tb[GPSPHC_A_SERVO_STATE])),
+		NAME(SERVO_STATE, tb[GPSPHC_A_SERVO_STATE]),
 		tb[GPSPHC_A_SERVO_COARSE] ? " (coarse: no PPS, sentence timing)" : "",
 		(int64_t)u64_or0(tb[GPSPHC_A_SERVO_OFFSET_NS]),
 		u64_or0(tb[GPSPHC_A_SERVO_RMS_NS]),
 		(int64_t)u64_or0(tb[GPSPHC_A_SERVO_FREQ_PPB]));
 	fprintf(c->out, "  TAI-UTC %" PRIu32 " s, leap second %s", u32_or0(tb[GPSPHC_A_SERVO_TAI_UTC]),
-		NAME(status_leaps, u32_or0(tb[GPSPHC_A_SERVO_LEAP])));
+		NAME(LEAP, tb[GPSPHC_A_SERVO_LEAP]));
 	if (u64_or0(tb[GPSPHC_A_SERVO_LEAP_UTC]))
 		fprintf(c->out, " at %" PRIu64, u64_or0(tb[GPSPHC_A_SERVO_LEAP_UTC]));
 	if (u64_or0(tb[GPSPHC_A_SERVO_HOLDOVER_S]))
@@ -144,62 +108,71 @@ static void status_servo(struct status_ctx *c, struct nlattr *nest)
 	fputc('\n', c->out);
 	fputs("  servo counters:", c->out);
 	for (i = 0; i <= GPSPHC_A_SERVO_MAX; i++)
-		if (status_servo_counters[i])
-			fprintf(c->out, " %s %" PRIu64, status_servo_counters[i], u64_or0(tb[i]));
+		if (gp_servo_counter_key(i))
+			fprintf(c->out, " %s %" PRIu64, gp_servo_counter_key(i), u64_or0(tb[i]));
 	fputc('\n', c->out);
 }
 
 static void status_stats_print(struct status_ctx *c, struct nlattr *nest)
 {
 	struct nlattr *tb[GPSPHC_A_STATS_MAX + 1] = { 0 };
-	const char *sep = "";
+	const char *key;
 	int i;
 
 	if (nest)
 		nla_parse_nested(tb, GPSPHC_A_STATS_MAX, nest, NULL);
-	fputs(c->json ? ", \"stats\": {" : "  counters:", c->out);
+	if (c->json)
+		json_begin_obj(&c->j, "stats");
+	else
+		fputs("  counters:", c->out);
 	for (i = 0; i <= GPSPHC_A_STATS_MAX; i++) {
-		if (!status_stats[i])
+		key = gp_stats_key(i);
+		if (!key)
 			continue;
 		if (c->json)
-			fprintf(c->out, "%s\"%s\": %" PRIu64, sep, status_stats[i], u64_or0(tb[i]));
+			json_u64(&c->j, key, u64_or0(tb[i]));
 		else
-			fprintf(c->out, " %s %" PRIu64, status_stats[i], u64_or0(tb[i]));
-		sep = ", ";
+			fprintf(c->out, " %s %" PRIu64, key, u64_or0(tb[i]));
 	}
-	fputs(c->json ? "}" : "\n", c->out);
+	if (c->json)
+		json_end_obj(&c->j);
+	else
+		fputc('\n', c->out);
 }
 
 static int status_dev_cb(struct nl_msg *msg, void *arg)
 {
 	struct nlattr *tb[GPSPHC_A_DEV_MAX + 1];
 	struct status_ctx *c = arg;
+	struct json *j = &c->j;
 	const char *tty;
+	char dev[24];
 
 	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, GPSPHC_A_DEV_MAX, NULL) ||
 	    !tb[GPSPHC_A_DEV_ID] || !tb[GPSPHC_A_DEV_TTY])
 		return NL_SKIP;
 	tty = nla_get_string(tb[GPSPHC_A_DEV_TTY]);
 	if (c->json) {
-		/* tty names are [A-Za-z0-9_.-]: nothing to escape. */
-		fprintf(c->out, "%s{\"id\": %" PRIu32 ", \"tty\": \"%s\", \"pps\": \"pps%" PRIu32
-			"\", \"ptp\": \"ptp%" PRIu32 "\", \"edge\": \"%s\", \"scale\": \"%s\""
-			", \"step_ns\": %" PRIu64 ", \"confirm_n\": %" PRIu32
-			", \"rx_latency_ns\": %" PRIu64 ", \"servo_off\": %s",
-			c->n ? ", " : "", nla_get_u32(tb[GPSPHC_A_DEV_ID]), tty,
-			u32_or0(tb[GPSPHC_A_DEV_PPS_INDEX]), u32_or0(tb[GPSPHC_A_DEV_PTP_INDEX]),
-			NAME(status_edges, u32_or0(tb[GPSPHC_A_DEV_EDGE])),
-			NAME(status_scales, u32_or0(tb[GPSPHC_A_DEV_SCALE])),
-			u64_or0(tb[GPSPHC_A_DEV_STEP_NS]), u32_or0(tb[GPSPHC_A_DEV_CONFIRM_N]),
-			u64_or0(tb[GPSPHC_A_DEV_RX_LATENCY_NS]),
-			servo_off(tb[GPSPHC_A_DEV_SERVO_OFF]) ? "true" : "false");
+		json_begin_obj(j, NULL);
+		json_u64(j, "id", nla_get_u32(tb[GPSPHC_A_DEV_ID]));
+		json_str(j, "tty", tty);
+		snprintf(dev, sizeof(dev), "pps%" PRIu32, u32_or0(tb[GPSPHC_A_DEV_PPS_INDEX]));
+		json_str(j, "pps", dev);
+		snprintf(dev, sizeof(dev), "ptp%" PRIu32, u32_or0(tb[GPSPHC_A_DEV_PTP_INDEX]));
+		json_str(j, "ptp", dev);
+		json_str(j, "edge", NAME(EDGE, tb[GPSPHC_A_DEV_EDGE]));
+		json_str(j, "scale", NAME(SCALE, tb[GPSPHC_A_DEV_SCALE]));
+		json_u64(j, "step_ns", u64_or0(tb[GPSPHC_A_DEV_STEP_NS]));
+		json_u64(j, "confirm_n", u32_or0(tb[GPSPHC_A_DEV_CONFIRM_N]));
+		json_u64(j, "rx_latency_ns", u64_or0(tb[GPSPHC_A_DEV_RX_LATENCY_NS]));
+		json_bool(j, "servo_off", servo_off(tb[GPSPHC_A_DEV_SERVO_OFF]));
 	} else {
 		fprintf(c->out, "gpsphc%" PRIu32 " on %s: /dev/ptp%" PRIu32 ", /dev/pps%" PRIu32
 			", on-time edge %s, clock in %s, %s\n",
 			nla_get_u32(tb[GPSPHC_A_DEV_ID]), tty,
 			u32_or0(tb[GPSPHC_A_DEV_PTP_INDEX]), u32_or0(tb[GPSPHC_A_DEV_PPS_INDEX]),
-			NAME(status_edges, u32_or0(tb[GPSPHC_A_DEV_EDGE])),
-			NAME(status_scales, u32_or0(tb[GPSPHC_A_DEV_SCALE])),
+			NAME(EDGE, tb[GPSPHC_A_DEV_EDGE]),
+			NAME(SCALE, tb[GPSPHC_A_DEV_SCALE]),
 			servo_off(tb[GPSPHC_A_DEV_SERVO_OFF]) ?
 			"servo off (the clock is left to ts2phc or ptp4l)" :
 			"servo on");
@@ -207,47 +180,123 @@ static int status_dev_cb(struct nl_msg *msg, void *arg)
 	status_servo(c, tb[GPSPHC_A_DEV_SERVO]);
 	status_stats_print(c, tb[GPSPHC_A_DEV_STATS]);
 	if (c->json)
-		fputc('}', c->out);
+		json_end_obj(j);
 	c->n++;
 	return NL_OK;
 }
 
+/* A new, empty document; false if there is no memory for it. */
+static bool status_begin(struct status_ctx *c)
+{
+	c->n = 0;
+	if (c->json) {
+		json_reset(&c->j);
+		json_begin_obj(&c->j, NULL);
+		json_begin_arr(&c->j, "devices");
+		return true;
+	}
+	if (c->out)
+		fclose(c->out);
+	free(c->text);
+	c->text = NULL;
+	c->out = open_memstream(&c->text, &c->text_len);
+	return c->out;
+}
+
+/* The finished document, or NULL if memory ran out. */
+static const char *status_end(struct status_ctx *c, size_t *len)
+{
+	if (c->json) {
+		json_end_arr(&c->j);
+		json_end_obj(&c->j);
+		return json_doc(&c->j, len);
+	}
+	if (!c->n)
+		fputs("no tty has the gpsphc discipline attached (start gpsphcd TTY)\n", c->out);
+	if (fflush(c->out) || ferror(c->out))
+		return NULL;
+	*len = c->text_len;
+	return c->text;
+}
+
+int status_show(FILE *out, bool json, status_dump_fn dump, void *src)
+{
+	struct status_ctx c = { .json = json };
+	const char *doc = NULL;
+	int tries = 0, ret = 1, err;
+	size_t len;
+
+	json_init(&c.j);
+	do {
+		if (!status_begin(&c)) {
+			err = -NLE_NOMEM;
+			break;
+		}
+		err = dump(src, status_dev_cb, &c);
+		/* A dump interrupted by a change starts again, from nothing. */
+	} while (err == -NLE_DUMP_INTR && ++tries < STATUS_TRIES);
+	if (err == -NLE_DUMP_INTR) {
+		log_msg(LOG_ERR, "listing gpsphc devices: the devices changed during each of %d dumps (attached or detached meanwhile): nothing printed; run gpsphcd --status again",
+			STATUS_TRIES);
+		goto out;
+	}
+	if (err < 0) {
+		log_msg(LOG_ERR, "listing gpsphc devices: %s: nothing printed", nl_geterror(err));
+		goto out;
+	}
+	doc = status_end(&c, &len);
+	if (!doc) {
+		log_msg(LOG_ERR, "cannot build the status: out of memory");
+		goto out;
+	}
+	if (fwrite(doc, 1, len, out) != len || fflush(out)) {
+		log_msg(LOG_ERR, "writing the status: %s", strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	json_free(&c.j);
+	if (c.out)
+		fclose(c.out);
+	free(c.text);
+	return ret;
+}
+
+struct status_nl {
+	struct nl_sock *sk;
+	int family;
+};
+
+static int status_nl_dump(void *src, status_dev_fn dev, void *arg)
+{
+	struct status_nl *s = src;
+	int err;
+
+	nl_socket_modify_cb(s->sk, NL_CB_VALID, NL_CB_CUSTOM, dev, arg);
+	err = genl_send_simple(s->sk, s->family, GPSPHC_CMD_DEV_GET,
+			       GPSPHC_GENL_VERSION, NLM_F_DUMP);
+	if (err >= 0)
+		err = nl_recvmsgs_default(s->sk);
+	return err < 0 ? err : 0;
+}
+
 int status_run(FILE *out, bool json)
 {
-	struct status_ctx c = { .out = out, .json = json };
-	struct nl_sock *sk = nl_socket_alloc();
-	int family, ret = 1, err;
+	struct status_nl s = { .sk = nl_socket_alloc() };
+	int ret = 1;
 
-	if (!sk || genl_connect(sk)) {
+	if (!s.sk || genl_connect(s.sk)) {
 		log_msg(LOG_ERR, "cannot open a generic netlink socket");
 		goto out;
 	}
-	family = genl_ctrl_resolve(sk, GPSPHC_GENL_NAME);
-	if (family < 0) {
+	s.family = genl_ctrl_resolve(s.sk, GPSPHC_GENL_NAME);
+	if (s.family < 0) {
 		log_msg(LOG_ERR, "the kernel has no \"%s\" netlink family: load the module (modprobe gpsphc)",
 			GPSPHC_GENL_NAME);
 		goto out;
 	}
-	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, status_dev_cb, &c);
-	if (json)
-		fputs("{\"devices\": [", out);
-	do {
-		err = genl_send_simple(sk, family, GPSPHC_CMD_DEV_GET,
-				       GPSPHC_GENL_VERSION, NLM_F_DUMP);
-		if (err >= 0)
-			err = nl_recvmsgs_default(sk);
-		/* A dump interrupted by a change starts again. */
-	} while (err == -NLE_DUMP_INTR && !c.n);
-	if (err < 0) {
-		log_msg(LOG_ERR, "listing gpsphc devices: %s", nl_geterror(err));
-		goto out;
-	}
-	if (json)
-		fputs("]}\n", out);
-	else if (!c.n)
-		fputs("no tty has the gpsphc discipline attached (start gpsphcd TTY)\n", out);
-	ret = 0;
+	ret = status_show(out, json, status_nl_dump, &s);
 out:
-	nl_socket_free(sk);
+	nl_socket_free(s.sk);
 	return ret;
 }

@@ -7,13 +7,28 @@
 #define GPSPHCD_STATUS_H
 
 #include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 
-/* Print the status on @out; 0, or 1 after saying on stderr what failed. */
-int status_run(FILE *out, bool json);
+struct nl_msg;
 
-/* "unlocked", "locking", ... for enum gpsphc_servo_state; "unknown". */
-const char *status_servo_state_name(uint32_t state);
+/* Called by a dump for each device's dev-get message; returns an NL_* code. */
+typedef int (*status_dev_fn)(struct nl_msg *msg, void *arg);
+
+/*
+ * One dev-get dump from @src: @dev for each device, then 0, or a negative
+ * libnl error (-NLE_DUMP_INTR: the devices changed during the dump).
+ */
+typedef int (*status_dump_fn)(void *src, status_dev_fn dev, void *arg);
+
+/*
+ * Print the status of the devices @dump finds on @out, as a whole: the
+ * document is built in memory and written only once complete (a dump
+ * interrupted by a change is tried again). 0, or 1 with nothing on @out
+ * after saying on stderr what failed.
+ */
+int status_show(FILE *out, bool json, status_dump_fn dump, void *src);
+
+/* status_show() of the kernel's gpsphc netlink family. */
+int status_run(FILE *out, bool json);
 
 #endif /* GPSPHCD_STATUS_H */

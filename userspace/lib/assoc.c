@@ -3,8 +3,8 @@
 #include <inttypes.h>
 
 #include "assoc.h"
+#include "timeconv.h"
 
-#define NS_PER_SEC 1000000000LL
 
 void assoc_defaults(struct assoc_cfg *c)
 {
@@ -48,11 +48,11 @@ int assoc_pick(const struct assoc_cfg *c, int64_t t_ns, int64_t prev_ns,
 	    d < NS_PER_SEC / 2 + c->margin_ns)
 		return gp_err_set(e, ASSOC_E_AMBIGUOUS,
 				  "sentence came %" PRId64 " ms after the edge, too close to half a second to tell which edge it describes: refusing to label; set --offset to the receiver's delay",
-				  d / 1000000);
+				  d / NS_PER_MS);
 	if (d >= c->window_ns)
 		return gp_err_set(e, ASSOC_E_NO_EDGE,
 				  "sentence came %" PRId64 " ms after the last edge, outside the %" PRId64 " ms window: a PPS edge is missing, or set --offset/--window",
-				  d / 1000000, c->window_ns / 1000000);
+				  d / NS_PER_MS, c->window_ns / NS_PER_MS);
 	*edge_ns = prev_ns;
 	return ASSOC_OK;
 }

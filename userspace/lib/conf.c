@@ -7,8 +7,9 @@
 
 #include "conf.h"
 #include "guard.h"
+#include "names.h"
+#include "timeconv.h"
 
-#define MS	1000000LL
 
 static const char *const conf_names[CONF_NKEYS] = {
 	[CONF_BAUD] = "baud",
@@ -76,7 +77,7 @@ int conf_set(struct conf *c, enum conf_key k, const char *value,
 		c->baud = (unsigned int)v;
 		break;
 	case CONF_EDGE:
-		c->edge = conf_word(value, "rising", "falling");
+		c->edge = gp_enum_value(GP_ENUM_EDGE, value);
 		if (!c->edge)
 			return gp_err_set(e, CONF_E_VALUE,
 					  "\"%s\" must be rising or falling", value);
@@ -89,7 +90,7 @@ int conf_set(struct conf *c, enum conf_key k, const char *value,
 					  value);
 		break;
 	case CONF_SCALE:
-		c->scale = conf_word(value, "tai", "utc");
+		c->scale = gp_enum_value(GP_ENUM_SCALE, value);
 		if (!c->scale)
 			return gp_err_set(e, CONF_E_VALUE,
 					  "\"%s\" must be tai (the PTP timescale) or utc",
@@ -103,7 +104,7 @@ int conf_set(struct conf *c, enum conf_key k, const char *value,
 					  "\"%s\" must be whole milliseconds, -999..1000",
 					  value);
 		*(k == CONF_OFFSET ? &c->offset_ns : k == CONF_WINDOW ?
-		  &c->window_ns : &c->margin_ns) = v * MS;
+		  &c->window_ns : &c->margin_ns) = v * NS_PER_MS;
 		break;
 	case CONF_GUARD:
 		if (!conf_ll(value, 1, CONF_GUARD_MAX, &v))

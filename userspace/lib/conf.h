@@ -37,17 +37,15 @@ enum conf_key {
 	CONF_NKEYS
 };
 
-/* Values of edge, scale and servo: those of the gpsphc uAPI enums. */
-enum conf_edge { CONF_EDGE_RISING = 1, CONF_EDGE_FALLING };
-enum conf_scale { CONF_SCALE_TAI = 1, CONF_SCALE_UTC };
+/* edge and scale are the uAPI's (linux/gpsphc.h) values; servo: */
 enum conf_servo { CONF_SERVO_ON = 1, CONF_SERVO_OFF };
 
 struct conf {
 	unsigned int set;		/* 1 << enum conf_key, per key given */
 	unsigned int baud;
-	unsigned int edge;		/* enum conf_edge */
+	unsigned int edge;		/* enum gpsphc_edge */
 	unsigned int servo;		/* enum conf_servo */
-	unsigned int scale;		/* enum conf_scale */
+	unsigned int scale;		/* enum gpsphc_scale */
 	int64_t offset_ns, window_ns, margin_ns;
 	unsigned int guard;
 	uint64_t step_ns;

@@ -152,8 +152,9 @@ static uint8_t gmp_degraded(enum gmp_profile p)
 void gmp_map(const struct gmp_cfg *c, const struct gmp_input *in,
 	     struct ptpm_gm_settings *out)
 {
-	bool labelled = in->state == GMP_LOCKED || in->state == GMP_HOLDOVER ||
-			in->state == GMP_LOCKING;
+	bool labelled = in->state == GPSPHC_SERVO_LOCKED ||
+			in->state == GPSPHC_SERVO_HOLDOVER ||
+			in->state == GPSPHC_SERVO_LOCKING;
 	bool utc_known = labelled && in->tai_utc >= 10 && in->tai_utc <= 1000;
 
 	/* Free-running, or not yet (or no longer) steered by us. */
@@ -165,13 +166,13 @@ void gmp_map(const struct gmp_cfg *c, const struct gmp_input *in,
 		.time_flags = c->arb_timescale ? 0 : PTPM_PTP_TIMESCALE,
 		.time_source = PTPM_TS_INTERNAL_OSC,
 	};
-	if (in->state == GMP_LOCKED) {
+	if (in->state == GPSPHC_SERVO_LOCKED) {
 		out->clock_class = GMP_CLASS_LOCKED;
 		out->clock_accuracy = in->coarse ? c->coarse_accuracy : c->accuracy;
 		out->offset_scaled_log_variance = GMP_VAR_PRTC;
 		out->time_source = PTPM_TS_GPS;
 		out->time_flags |= PTPM_TIME_TRACEABLE | PTPM_FREQ_TRACEABLE;
-	} else if (in->state == GMP_HOLDOVER) {
+	} else if (in->state == GPSPHC_SERVO_HOLDOVER) {
 		if (in->holdover_s <= c->holdover_s && c->holdover_s) {
 			out->clock_class = GMP_CLASS_HOLDOVER;
 			out->offset_scaled_log_variance = GMP_VAR_PRTC;
@@ -191,20 +192,8 @@ void gmp_map(const struct gmp_cfg *c, const struct gmp_input *in,
 	if (in->leap_utc <= 0 || in->leap_utc % 86400 ||
 	    in->now_utc < in->leap_utc - GMP_LEAP_NOTICE_S)
 		return;
-	if (in->leap == GMP_LEAP_INSERT)
+	if (in->leap == GPSPHC_LEAP_INSERT)
 		out->time_flags |= PTPM_LEAP_61;
-	else if (in->leap == GMP_LEAP_DELETE)
+	else if (in->leap == GPSPHC_LEAP_DELETE)
 		out->time_flags |= PTPM_LEAP_59;
-}
-
-const char *gmp_state_name(int state)
-{
-	switch (state) {
-	case GMP_UNLOCKED:	return "unlocked";
-	case GMP_LOCKING:	return "locking";
-	case GMP_LOCKED:	return "locked";
-	case GMP_HOLDOVER:	return "holdover";
-	case GMP_OFF:		return "off";
-	default:		return "unknown";
-	}
 }

@@ -15,22 +15,8 @@
 #include <stdint.h>
 
 #include "gperr.h"
+#include "linux/gpsphc.h"
 #include "ptpmgmt.h"
-
-/* The servo's states and leap states, as the kernel numbers them. */
-enum gmp_servo {
-	GMP_UNLOCKED = 1,
-	GMP_LOCKING,
-	GMP_LOCKED,
-	GMP_HOLDOVER,
-	GMP_OFF,
-};
-
-enum gmp_leap {
-	GMP_LEAP_NONE = 1,
-	GMP_LEAP_INSERT,
-	GMP_LEAP_DELETE,
-};
 
 /* Where the clockClass goes once holdover is out of its specification. */
 enum gmp_profile {
@@ -81,11 +67,11 @@ struct gmp_cfg {
 #define GMP_DEF_REFRESH_S	60
 
 struct gmp_input {
-	int state;			/* enum gmp_servo */
+	int state;			/* enum gpsphc_servo_state */
 	bool coarse;			/* no PPS: sentence starts steer */
 	uint64_t holdover_s;		/* since the last edge, in holdover */
 	uint32_t tai_utc;		/* TAI - UTC, 0 if unknown */
-	int leap;			/* enum gmp_leap */
+	int leap;			/* enum gpsphc_leap */
 	int64_t leap_utc;		/* the midnight ending the leap day */
 	int64_t now_utc;		/* POSIX seconds, for the notice */
 };
@@ -104,8 +90,5 @@ int gmp_parse(const char *spec, struct gmp_cfg *c, struct gp_err *e);
 /* The settings a grandmaster announces for @in. */
 void gmp_map(const struct gmp_cfg *c, const struct gmp_input *in,
 	     struct ptpm_gm_settings *out);
-
-/* "locked", ..., for messages; "unknown" otherwise. */
-const char *gmp_state_name(int state);
 
 #endif /* GPSPHC_GMPROP_H */

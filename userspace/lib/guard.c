@@ -3,7 +3,6 @@
 #include "guard.h"
 #include "timeconv.h"
 
-#define NS_PER_SEC 1000000000LL
 
 void guard_init(struct guard *g, unsigned int n)
 {

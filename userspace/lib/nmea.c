@@ -72,18 +72,39 @@ static int hexval(char c)
 	return -1;
 }
 
-bool nmea_checksum_good(const char *s, size_t len)
+/* @s without its trailing CR/LF: the new length. */
+static size_t trim_eol(const char *s, size_t len)
+{
+	while (len && (s[len - 1] == '\n' || s[len - 1] == '\r'))
+		len--;
+	return len;
+}
+
+/* Does @s (trimmed) end in '*' and two hex digits?  Their value if so. */
+static int star_hh(const char *s, size_t len)
 {
 	int hi, lo;
 
-	while (len && (s[len - 1] == '\n' || s[len - 1] == '\r'))
-		len--;
-	if (len < 4 || (s[0] != '$' && s[0] != '!') || s[len - 3] != '*')
-		return false;
+	if (len < 4 || s[len - 3] != '*')
+		return -1;
 	hi = hexval(s[len - 2]);
 	lo = hexval(s[len - 1]);
-	return hi >= 0 && lo >= 0 &&
-	       nmea_checksum(s + 1, len - 4) == (hi << 4 | lo);
+	return hi < 0 || lo < 0 ? -1 : hi << 4 | lo;
+}
+
+int nmea_checksum_check(const char *s, size_t len)
+{
+	int hh;
+
+	len = trim_eol(s, len);
+	if (!len || (s[0] != '$' && s[0] != '!'))
+		return NMEA_E_FRAME;
+	hh = star_hh(s, len);
+	if (hh >= 0)
+		return nmea_checksum(s + 1, len - 4) == hh ? NMEA_OK :
+		       NMEA_E_CHECKSUM;
+	return memchr(s + 1, '*', len - 1) ? NMEA_E_CHECKSUM :
+	       NMEA_E_NO_CHECKSUM;
 }
 
 static bool all_digits(const char *p, size_t n)
@@ -370,14 +391,13 @@ static int parse_pgrmf(struct ctx *c, struct nmea_msg *m)
 	return 0;
 }
 
-static int frame(const char *s, size_t len, struct ctx *c)
+/* Split @s, whose checksum verdict is @csum, into its fields. */
+static int frame(const char *s, size_t len, int csum, struct ctx *c)
 {
 	const char *star;
-	int hi, lo;
-	size_t i, body;
+	size_t i;
 
-	while (len && (s[len - 1] == '\n' || s[len - 1] == '\r'))
-		len--;
+	len = trim_eol(s, len);
 	if (len == 0 || s[0] != '$')
 		return gp_err_set(c->e, NMEA_E_FRAME,
 				  "sentence does not start with '$': check the serial speed and framing");
@@ -390,19 +410,18 @@ static int frame(const char *s, size_t len, struct ctx *c)
 			return gp_err_set(c->e, NMEA_E_FRAME,
 					  "byte 0x%02x at offset %zu is not allowed in a sentence: check the serial speed",
 					  (unsigned char)s[i], i);
-	star = memchr(s, '*', len);
-	if (!star)
+	if (csum == NMEA_E_NO_CHECKSUM)
 		return gp_err_set(c->e, NMEA_E_NO_CHECKSUM,
 				  "sentence has no \"*hh\" checksum: enable checksums on the receiver");
-	body = (size_t)(star - s - 1);
-	if (len - body - 2 != 2 || (hi = hexval(star[1])) < 0 ||
-	    (lo = hexval(star[2])) < 0)
-		return gp_err_set(c->e, NMEA_E_NO_CHECKSUM,
-				  "checksum after '*' must be exactly two hex digits: the line is corrupt");
-	if (nmea_checksum(s + 1, body) != (hi << 4 | lo))
+	/* The verdict is the caller's; the message says what is wrong. */
+	if (star_hh(s, len) < 0)
+		return gp_err_set(c->e, NMEA_E_CHECKSUM,
+				  "checksum after the last '*' must be exactly two hex digits: the line is corrupt");
+	if (csum != NMEA_OK)
 		return gp_err_set(c->e, NMEA_E_CHECKSUM,
 				  "checksum is %c%c but the data gives %02X: line corrupted in transit; check cabling and baud rate",
-				  star[1], star[2], nmea_checksum(s + 1, body));
+				  s[len - 2], s[len - 1], nmea_checksum(s + 1, len - 4));
+	star = s + len - 3;
 	c->nf = 0;
 	for (const char *p = s + 1, *end = star;; p++) {
 		const char *q = memchr(p, ',', (size_t)(end - p));
@@ -424,6 +443,12 @@ static int frame(const char *s, size_t len, struct ctx *c)
 int nmea_parse(const char *s, size_t len, struct nmea_msg *m,
 	       struct gp_err *e)
 {
+	return nmea_parse_checked(s, len, nmea_checksum_check(s, len), m, e);
+}
+
+int nmea_parse_checked(const char *s, size_t len, int csum,
+		       struct nmea_msg *m, struct gp_err *e)
+{
 	static const struct {
 		const char *type;
 		enum nmea_kind kind;
@@ -437,7 +462,7 @@ int nmea_parse(const char *s, size_t len, struct nmea_msg *m,
 
 	memset(m, 0, sizeof(*m));
 	gp_err_clear(e);
-	if ((r = frame(s, len, &c)))
+	if ((r = frame(s, len, csum, &c)))
 		return r;
 	a = &c.f[0];
 	if (a->n == 4 && !memcmp(a->p, "PUBX", 4)) {

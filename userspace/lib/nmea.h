@@ -5,8 +5,9 @@
  * Pure: text in, values out.  Any talker id (GP, GN, GL, GA, GB, BD, GQ,
  * QZ, ...) is accepted for the standard sentences.  A sentence must be
  * "$<address>,<fields>*<hh>" with a correct checksum (either case of hex
- * digits); trailing CR/LF are allowed.  Invalid fixes, bad checksums and
- * malformed fields are rejected with a reason, never guessed around.
+ * digits, the kernel framer's rule: nmea_checksum_check()); trailing CR/LF
+ * are allowed.  Invalid fixes, bad checksums and malformed fields are
+ * rejected with a reason, never guessed around.
  */
 #ifndef GPSPHC_NMEA_H
 #define GPSPHC_NMEA_H
@@ -73,23 +74,33 @@ struct nmea_msg {
 };
 
 /*
- * Parse one sentence of @len bytes (no NUL needed).  Returns NMEA_OK and
- * fills @m, or an enum nmea_err with the reason in @e.
+ * The one checksum rule, the kernel framer's (enum gpsphc_csum in the
+ * family's spec): trailing CR/LF dropped, @s must start with '$' or '!'
+ * (else NMEA_E_FRAME); it ends in '*' and two hex digits (either case)
+ * equal to the XOR of the bytes between: NMEA_OK (GPSPHC_CSUM_OK); it
+ * holds no '*' after the start: NMEA_E_NO_CHECKSUM (GPSPHC_CSUM_MISSING);
+ * anything else: NMEA_E_CHECKSUM (GPSPHC_CSUM_BAD). Whatever the sentence
+ * type: a good checksum is what coarse mode counts (a sentence that may
+ * start a second), not a promise that the sentence parses.
  */
-int nmea_parse(const char *s, size_t len, struct nmea_msg *m,
-	       struct gp_err *e);
-
-/* XOR of the bytes between '$' and '*' (exclusive). */
-uint8_t nmea_checksum(const char *body, size_t len);
+int nmea_checksum_check(const char *s, size_t len);
 
 /*
- * The kernel framer's "good checksum" (GPSPHC_CSUM_OK): @s starts with '$'
- * or '!' and, trailing CR/LF dropped, ends in '*' and two hex digits
- * (either case) equal to the XOR of the bytes between.  Nothing else is
- * checked: this says whether the kernel counts the sentence in coarse mode
- * (a sentence that starts a second), not whether it can be parsed.
+ * Parse one sentence of @len bytes (no NUL needed) whose checksum verdict
+ * @csum is known: NMEA_OK, NMEA_E_NO_CHECKSUM or NMEA_E_CHECKSUM, from
+ * nmea_checksum_check() or the kernel's framer (GPSPHC_A_SENT_CSUM), which
+ * checked it already. Returns NMEA_OK and fills @m, or an enum nmea_err
+ * with the reason in @e.
  */
-bool nmea_checksum_good(const char *s, size_t len);
+int nmea_parse_checked(const char *s, size_t len, int csum,
+		       struct nmea_msg *m, struct gp_err *e);
+
+/* XOR of the bytes between '$' and '*' (exclusive): what "*hh" holds. */
+uint8_t nmea_checksum(const char *body, size_t len);
+
+/* nmea_parse_checked() with nmea_checksum_check()'s verdict. */
+int nmea_parse(const char *s, size_t len, struct nmea_msg *m,
+	       struct gp_err *e);
 
 const char *nmea_kind_name(enum nmea_kind k);
 const char *nmea_err_name(int err);

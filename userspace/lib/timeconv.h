@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define NS_PER_SEC		INT64_C(1000000000)
+#define NS_PER_MS		INT64_C(1000000)
 #define SECS_PER_DAY		86400LL
 #define SECS_PER_WEEK		604800LL
 #define GPS_EPOCH_UTC		315964800LL	/* 1980-01-06T00:00:00Z */

@@ -64,7 +64,7 @@ int main(int argc, char **argv)
 		NULL, "unlocked", "locking", "locked", "holdover", "off",
 	};
 	static const char *const leaps[] = { NULL, "none", "insert", "delete" };
-	struct gmp_input in = { .state = GMP_UNLOCKED, .leap = GMP_LEAP_NONE };
+	struct gmp_input in = { .state = GPSPHC_SERVO_UNLOCKED, .leap = GPSPHC_LEAP_NONE };
 	struct ptpm_gm_settings want, got;
 	struct ptp4l_gm *gm;
 	struct gmp_cfg cfg;

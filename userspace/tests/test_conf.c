@@ -10,6 +10,7 @@
 #include "kselftest_harness.h"
 
 #include "conf.h"
+#include "linux/gpsphc.h"
 
 #define MS 1000000LL
 
@@ -74,8 +75,8 @@ BAD(baud_unit, CONF_BAUD, "9600bps", BAUD_MSG("9600bps"));
 BAD(baud_hex, CONF_BAUD, "0x2580", BAUD_MSG("0x2580"));
 BAD(baud_huge, CONF_BAUD, "99999999999999999999", BAUD_MSG("99999999999999999999"));
 
-OK(edge_rising, CONF_EDGE, "rising", CONF_EDGE_RISING);
-OK(edge_falling, CONF_EDGE, "falling", CONF_EDGE_FALLING);
+OK(edge_rising, CONF_EDGE, "rising", GPSPHC_EDGE_RISING);
+OK(edge_falling, CONF_EDGE, "falling", GPSPHC_EDGE_FALLING);
 BAD(edge_case, CONF_EDGE, "Rising", "\"Rising\" must be rising or falling");
 BAD(edge_both, CONF_EDGE, "both", "\"both\" must be rising or falling");
 
@@ -86,8 +87,8 @@ BAD(servo_of, CONF_SERVO, "of", SERVO_MSG("of"));
 BAD(servo_yes, CONF_SERVO, "yes", SERVO_MSG("yes"));
 BAD(servo_1, CONF_SERVO, "1", SERVO_MSG("1"));
 
-OK(scale_tai, CONF_SCALE, "tai", CONF_SCALE_TAI);
-OK(scale_utc, CONF_SCALE, "utc", CONF_SCALE_UTC);
+OK(scale_tai, CONF_SCALE, "tai", GPSPHC_SCALE_TAI);
+OK(scale_utc, CONF_SCALE, "utc", GPSPHC_SCALE_UTC);
 BAD(scale_gps, CONF_SCALE, "gps", "\"gps\" must be tai (the PTP timescale) or utc");
 BAD(scale_upper, CONF_SCALE, "TAI", "\"TAI\" must be tai (the PTP timescale) or utc");
 
@@ -255,9 +256,9 @@ TEST(file_values)
 
 	ASSERT_EQ(CONF_OK, conf_parse(text, strlen(text), &c, &e));
 	EXPECT_EQ(9600u, c.baud);
-	EXPECT_EQ((unsigned int)CONF_EDGE_FALLING, c.edge);
+	EXPECT_EQ((unsigned int)GPSPHC_EDGE_FALLING, c.edge);
 	EXPECT_EQ((unsigned int)CONF_SERVO_OFF, c.servo);
-	EXPECT_EQ((unsigned int)CONF_SCALE_UTC, c.scale);
+	EXPECT_EQ((unsigned int)GPSPHC_SCALE_UTC, c.scale);
 	EXPECT_EQ(-600 * MS, c.offset_ns);
 	EXPECT_EQ(500 * MS, c.window_ns);
 	EXPECT_EQ(50 * MS, c.margin_ns);
@@ -301,7 +302,7 @@ TEST(merge_options_over_file)
 	ASSERT_EQ(CONF_OK, conf_set(&cli, CONF_RX_LATENCY_NS, "0", &e));
 	conf_merge(&file, &cli);
 	EXPECT_EQ(115200u, file.baud);
-	EXPECT_EQ((unsigned int)CONF_EDGE_FALLING, file.edge);
+	EXPECT_EQ((unsigned int)GPSPHC_EDGE_FALLING, file.edge);
 	EXPECT_EQ(5000u, file.step_ns);
 	EXPECT_EQ(0u, file.rx_latency_ns);
 	EXPECT_EQ(1u << CONF_BAUD | 1u << CONF_EDGE | 1u << CONF_STEP_NS |

@@ -163,11 +163,11 @@ FIXTURE_VARIANT_ADD(bad, checksum_missing) {
 };
 FIXTURE_VARIANT_ADD(bad, checksum_one_digit) {
 	.s = "$GPZDA,082710.00,16,09,2002,00,00*6",
-	.keep_cs = true, .err = NMEA_E_NO_CHECKSUM,
+	.keep_cs = true, .err = NMEA_E_CHECKSUM, .reason = "two hex digits",
 };
 FIXTURE_VARIANT_ADD(bad, checksum_not_hex) {
 	.s = "$GPZDA,082710.00,16,09,2002,00,00*6G",
-	.keep_cs = true, .err = NMEA_E_NO_CHECKSUM,
+	.keep_cs = true, .err = NMEA_E_CHECKSUM, .reason = "two hex digits",
 };
 FIXTURE_VARIANT_ADD(bad, no_dollar) {
 	.s = "GPZDA,082710.00,16,09,2002,00,00*64", .keep_cs = true,
@@ -386,7 +386,45 @@ FIXTURE_VARIANT_ADD(csum, empty_body) {
 TEST_F(csum, good_as_the_kernel_says)
 {
 	EXPECT_EQ(variant->good,
-		  nmea_checksum_good(variant->s, strlen(variant->s)));
+		  nmea_checksum_check(variant->s, strlen(variant->s)) == NMEA_OK);
+}
+
+/* Not good: GPSPHC_CSUM_MISSING (no '*') or GPSPHC_CSUM_BAD (any other). */
+TEST(csum_missing_or_bad)
+{
+	static const struct { const char *s; int want; } t[] = {
+		{ "$GPGSV,1,1,01,10,63,137,17", NMEA_E_NO_CHECKSUM },
+		{ "!AIVDM,1,1,,A,13aG\r\n", NMEA_E_NO_CHECKSUM },
+		{ "$GPGSV,1,1,01,10,63,137,17*4E", NMEA_E_CHECKSUM },
+		{ "$GPGSV,1,1,01,10,63,137,17*4", NMEA_E_CHECKSUM },
+		{ "$GPGSV,1,1*01,10,63,137,17", NMEA_E_CHECKSUM },
+		{ "$*0", NMEA_E_CHECKSUM },
+		{ "GPGSV,1,1,01,10,63,137,17*4F", NMEA_E_FRAME },
+		{ "", NMEA_E_FRAME },
+	};
+
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		EXPECT_EQ(t[i].want, nmea_checksum_check(t[i].s, strlen(t[i].s)))
+			TH_LOG("%s", t[i].s);
+	}
+}
+
+/* The parser takes the caller's verdict (the kernel's, in live mode). */
+TEST(parse_takes_the_verdict)
+{
+	const char *s = "$GPZDA,082710.00,16,09,2002,00,00*64";
+	struct nmea_msg m;
+	struct gp_err e;
+
+	ASSERT_EQ(NMEA_OK, nmea_checksum_check(s, strlen(s)));
+	EXPECT_EQ(NMEA_OK, nmea_parse_checked(s, strlen(s), NMEA_OK, &m, &e));
+	EXPECT_EQ(NMEA_E_CHECKSUM,
+		  nmea_parse_checked(s, strlen(s), NMEA_E_CHECKSUM, &m, &e));
+	EXPECT_NE(NULL, strstr(e.msg, "line corrupted in transit"));
+	EXPECT_EQ(NMEA_E_NO_CHECKSUM,
+		  nmea_parse_checked(s, strlen(s), NMEA_E_NO_CHECKSUM, &m, &e));
 }
 
 TEST_HARNESS_MAIN

@@ -108,11 +108,11 @@ static void srv_reply(struct srv *s, enum reply how)
 }
 
 static const struct gmp_input locked = {
-	.state = GMP_LOCKED, .tai_utc = 37, .leap = GMP_LEAP_NONE,
+	.state = GPSPHC_SERVO_LOCKED, .tai_utc = 37, .leap = GPSPHC_LEAP_NONE,
 };
 static const struct gmp_input holdover = {
-	.state = GMP_HOLDOVER, .holdover_s = 5, .tai_utc = 37,
-	.leap = GMP_LEAP_NONE,
+	.state = GPSPHC_SERVO_HOLDOVER, .holdover_s = 5, .tai_utc = 37,
+	.leap = GPSPHC_LEAP_NONE,
 };
 
 FIXTURE(gm) {
