@@ -54,34 +54,48 @@ timed() {
 
 # Every guest's initramfs first, one after the other: the builds share
 # gpsphcd's and the selftests' build directories, which the two lanes
-# below must then only read. The debug kernel's guest runs what it can
-# see and TCG can time on it (module, framing, netlink, the concurrency
-# stress, the YNL client): on a kernel that much slower, ldisc_test's
-# 1000 cycles outlast their timeout and hangup_test's event windows close
-# early, and kmemleak checks the leaks they would. The YNL client (a
-# Python program, 70 s of TCG per guest) needs one kernel that has the
-# family, and the debug kernel is the one that sees its locking too.
+# below must then only read. Tests that measure no time run in the
+# untimed lane: the attach/detach cycles and the concurrency stress, in a
+# guest of their own per Debian kernel, and the debug kernel's guest. The
+# debug kernel runs what it can see and TCG can time on it (module,
+# framing, netlink, the stress, the YNL client): on a kernel that much
+# slower, ldisc_test's 1000 cycles outlast their timeout and
+# hangup_test's event windows close early, and kmemleak checks the leaks
+# they would. The YNL client (a Python program, 70 s of TCG per guest)
+# needs one kernel that has the family, and the debug kernel is the one
+# that sees its locking too.
+UNTIMED_TESTS="module_test ldisc_test stress_test"
 DEBUG_TESTS="module_test framing_test netlink_test stress_test ynl_cli_test.sh"
-built=
+UNTIMED_BUILD=$TOP/tools/testing/vm/build/untimed
+timed_built= untimed_built=
+# build KVER VMBUILD TESTS SKIP: one guest's initramfs; its name on success.
+build() {
+	log=$2/build-$1.log
+	mkdir -p "$2"
+	if GPSPHC_VM_BUILD=$2 GPSPHC_TESTS=$3 GPSPHC_TESTS_SKIP=$4 \
+			sh "$TOP/tools/testing/vm/build.sh" "$1" >"$log" 2>&1; then
+		echo "ok [$1] build gpsphc.ko and the test initramfs ($5)" >>"$results"
+		echo "$1"
+	else
+		echo "not ok [$1] build gpsphc.ko and the test initramfs ($5)" >>"$results"
+		tail -n 30 "$log" >&2
+	fi
+}
 for kver in $KVERS; do
 	case $kver in
-	*-gpsphc-debug) tests=$DEBUG_TESTS skip= ;;
-	*) tests= skip=ynl_cli_test.sh ;;
+	*-gpsphc-debug)
+		untimed_built="$untimed_built $(build "$kver" "$UNTIMED_BUILD" "$DEBUG_TESTS" "" "debug kernel")" ;;
+	*)
+		timed_built="$timed_built $(build "$kver" "$TOP/tools/testing/vm/build" "" \
+			"$UNTIMED_TESTS ynl_cli_test.sh" "timed tests")"
+		untimed_built="$untimed_built $(build "$kver" "$UNTIMED_BUILD" "$UNTIMED_TESTS" "" "untimed tests")" ;;
 	esac
-	if GPSPHC_TESTS=$tests GPSPHC_TESTS_SKIP=$skip sh "$TOP/tools/testing/vm/build.sh" "$kver" \
-			>"$CACHE/build-$kver.log" 2>&1; then
-		echo "ok [$kver] build gpsphc.ko and the test initramfs" | tee -a "$results"
-		built="$built $kver"
-	else
-		echo "not ok [$kver] build gpsphc.ko and the test initramfs" | tee -a "$results"
-		tail -n 30 "$CACHE/build-$kver.log"
-	fi
 done
-is_built() { case " $built " in *" $1 "*) return 0 ;; esac; return 1; }
+grep ' build gpsphc.ko' "$results"
 
 # Two lanes, one per core. This one measures no time: the host tests,
-# packaging, style and static checks, and the debug kernel's guest, niced
-# so that the timed guests beside it keep their core. Its output is shown
+# packaging, style and static checks, and the untimed guests, niced so
+# that the timed guests beside it keep their core. Its output is shown
 # after the timed lane's, so that each step's lines stay together.
 untimed_log=$(mktemp); untimed_results=$(mktemp)
 trap 'rm -f "$results" "$untimed_log" "$untimed_results"' EXIT
@@ -93,18 +107,18 @@ trap 'rm -f "$results" "$untimed_log" "$untimed_results"' EXIT
 	done
 	timed step host:packaging sh "$TOP/tools/testing/packaging/test_packaging.sh"
 	timed step lint sh "$TOP/tools/testing/vm/lint.sh" all
-	for kver in $built; do
-		case $kver in *-gpsphc-debug) ;; *) continue ;; esac
-		GPSPHC_VM_UNTIMED=1 timed step "$kver" sh "$TOP/tools/testing/vm/run.sh" "$kver" check "$VM_TIMEOUT"
+	for kver in $untimed_built; do
+		case $kver in *-gpsphc-debug) where=$kver ;; *) where="$kver untimed" ;; esac
+		GPSPHC_VM_BUILD=$UNTIMED_BUILD GPSPHC_VM_UNTIMED=1 \
+			timed step "$where" sh "$TOP/tools/testing/vm/run.sh" "$kver" check "$VM_TIMEOUT"
 	done
 ) >"$untimed_log" 2>&1 </dev/null &
 untimed=$!
 
 # The timed lane: one guest at a time, as a guest is one single-threaded
 # TCG process and the clock tests measure its PPS edges.
-for kver in $KVERS; do
-	case $kver in *-gpsphc-debug) continue ;; esac
-	is_built "$kver" && timed step "$kver" sh "$TOP/tools/testing/vm/run.sh" "$kver" check "$VM_TIMEOUT"
+for kver in $timed_built; do
+	timed step "$kver" sh "$TOP/tools/testing/vm/run.sh" "$kver" check "$VM_TIMEOUT"
 done
 
 # The appliance test (issue 9): Debian 12 booted with systemd as init on
