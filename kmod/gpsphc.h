@@ -90,6 +90,38 @@ struct gpsphc_servo_status {
 	u64 spurious;
 };
 
+/* Which fields of struct gpsphc_clock_settings a change carries. */
+enum gpsphc_setting {
+	GPSPHC_SET_SCALE,
+	GPSPHC_SET_STEP_NS,
+	GPSPHC_SET_CONFIRM_N,
+	GPSPHC_SET_RX_LATENCY_NS,
+	GPSPHC_SET_SERVO_OFF,
+};
+
+/**
+ * struct gpsphc_clock_settings - a change of the clock's settings
+ * @change:	the fields to apply, BIT(GPSPHC_SET_*)
+ * @scale:	enum gpsphc_scale the clock reads in
+ * @step_ns:	offsets above this are stepped, not slewed
+ * @confirm_n:	labels needed to move the kernel's count
+ * @rx_latency_ns: coarse mode: receiver's second to first sentence start
+ * @servo_off:	the servo leaves the clock alone
+ *
+ * The interfaces (netlink's dev-set, the sysfs files) fill it, range
+ * checked as the spec says, and gpsphc_servo_glue_apply() applies it in
+ * one go, so that a dev-set changing several settings is never seen half
+ * applied.
+ */
+struct gpsphc_clock_settings {
+	unsigned int change;
+	u32 scale;
+	u64 step_ns;
+	u32 confirm_n;
+	u64 rx_latency_ns;
+	bool servo_off;
+};
+
 /**
  * struct gpsphc_label_ring - the newest inputs a label may name
  * @seq:	their sequence numbers (PPS or sentence), a ring
@@ -320,8 +352,8 @@ int gpsphc_servo_glue_label(struct gpsphc_dev *gdev,
 			    struct netlink_ext_ack *extack);
 void gpsphc_servo_glue_status(struct gpsphc_dev *gdev,
 			      struct gpsphc_servo_status *st);
-void gpsphc_servo_glue_settings(struct gpsphc_dev *gdev, struct nlattr **attrs);
-void gpsphc_servo_glue_set_u64(struct gpsphc_dev *gdev, int attr, u64 v);
+void gpsphc_servo_glue_apply(struct gpsphc_dev *gdev,
+			     const struct gpsphc_clock_settings *set);
 bool gpsphc_servo_glue_take_notify(struct gpsphc_dev *gdev);
 
 /* rx.c */

@@ -462,63 +462,34 @@ void gpsphc_servo_glue_status(struct gpsphc_dev *gdev,
 }
 
 /**
- * gpsphc_servo_glue_set_u64() - change one setting
+ * gpsphc_servo_glue_apply() - change settings of the clock and its servo
  * @gdev: the device
- * @attr: GPSPHC_A_DEV_SCALE, _STEP_NS, _CONFIRM_N, _RX_LATENCY_NS or
- *	_SERVO_OFF
- * @v: the new value, already range-checked by the caller
+ * @set: the settings to change, already range-checked by the caller
  */
-void gpsphc_servo_glue_set_u64(struct gpsphc_dev *gdev, int attr, u64 v)
+void gpsphc_servo_glue_apply(struct gpsphc_dev *gdev,
+			     const struct gpsphc_clock_settings *set)
 {
 	struct gpsphc_servo_cfg cfg;
 	unsigned long flags;
 
 	spin_lock_irqsave(&gdev->phc_lock, flags);
 	cfg = gdev->servo.cfg;
-	switch (attr) {
-	case GPSPHC_A_DEV_SCALE:
-		gdev->scale = v;
-		break;
-	case GPSPHC_A_DEV_STEP_NS:
-		gdev->step_ns = v;
-		cfg.step_threshold_ns = v;
-		break;
-	case GPSPHC_A_DEV_CONFIRM_N:
-		gdev->confirm_n = v;
-		cfg.confirm_n = v;
-		break;
-	case GPSPHC_A_DEV_RX_LATENCY_NS:
-		gdev->rx_latency_ns = v;
-		cfg.rx_latency_ns = v;
-		break;
-	case GPSPHC_A_DEV_SERVO_OFF:
-		gpsphc_glue_servo_off_locked(gdev, v);
-		break;
+	if (set->change & BIT(GPSPHC_SET_SCALE))
+		WRITE_ONCE(gdev->scale, set->scale);
+	if (set->change & BIT(GPSPHC_SET_STEP_NS)) {
+		WRITE_ONCE(gdev->step_ns, set->step_ns);
+		cfg.step_threshold_ns = set->step_ns;
 	}
+	if (set->change & BIT(GPSPHC_SET_CONFIRM_N)) {
+		WRITE_ONCE(gdev->confirm_n, set->confirm_n);
+		cfg.confirm_n = set->confirm_n;
+	}
+	if (set->change & BIT(GPSPHC_SET_RX_LATENCY_NS)) {
+		WRITE_ONCE(gdev->rx_latency_ns, set->rx_latency_ns);
+		cfg.rx_latency_ns = set->rx_latency_ns;
+	}
+	if (set->change & BIT(GPSPHC_SET_SERVO_OFF))
+		gpsphc_glue_servo_off_locked(gdev, set->servo_off);
 	gpsphc_servo_configure(&gdev->servo, &cfg);
 	spin_unlock_irqrestore(&gdev->phc_lock, flags);
-}
-
-/**
- * gpsphc_servo_glue_settings() - apply the settings a dev-set carries
- * @gdev: the device
- * @attrs: the request's attributes, validated by the dev-set policy
- */
-void gpsphc_servo_glue_settings(struct gpsphc_dev *gdev, struct nlattr **attrs)
-{
-	if (attrs[GPSPHC_A_DEV_SCALE])
-		gpsphc_servo_glue_set_u64(gdev, GPSPHC_A_DEV_SCALE,
-					  nla_get_u32(attrs[GPSPHC_A_DEV_SCALE]));
-	if (attrs[GPSPHC_A_DEV_STEP_NS])
-		gpsphc_servo_glue_set_u64(gdev, GPSPHC_A_DEV_STEP_NS,
-					  nla_get_u64(attrs[GPSPHC_A_DEV_STEP_NS]));
-	if (attrs[GPSPHC_A_DEV_CONFIRM_N])
-		gpsphc_servo_glue_set_u64(gdev, GPSPHC_A_DEV_CONFIRM_N,
-					  nla_get_u32(attrs[GPSPHC_A_DEV_CONFIRM_N]));
-	if (attrs[GPSPHC_A_DEV_RX_LATENCY_NS])
-		gpsphc_servo_glue_set_u64(gdev, GPSPHC_A_DEV_RX_LATENCY_NS,
-					  nla_get_u64(attrs[GPSPHC_A_DEV_RX_LATENCY_NS]));
-	if (attrs[GPSPHC_A_DEV_SERVO_OFF])
-		gpsphc_servo_glue_set_u64(gdev, GPSPHC_A_DEV_SERVO_OFF,
-					  nla_get_u8(attrs[GPSPHC_A_DEV_SERVO_OFF]));
 }

@@ -165,13 +165,15 @@ static ssize_t scale_store(struct device *dev, struct device_attribute *attr,
 			   const char *buf, size_t count)
 {
 	int scale = gpsphc_match_name(gpsphc_scale_names, GPSPHC_SCALE_MAX, buf);
+	struct gpsphc_clock_settings set = { .change = BIT(GPSPHC_SET_SCALE) };
 	int ret = gpsphc_store_check(dev);
 
 	if (ret)
 		return ret;
 	if (scale < 0)
 		return scale;
-	gpsphc_servo_glue_set_u64(to_gpsphc_dev(dev), GPSPHC_A_DEV_SCALE, scale);
+	set.scale = scale;
+	gpsphc_servo_glue_apply(to_gpsphc_dev(dev), &set);
 	return count;
 }
 static DEVICE_ATTR_RW(scale);
@@ -184,20 +186,19 @@ static ssize_t available_scales_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(available_scales);
 
-/* Settings that are a number in a range, as dev-set's policy has it. */
-static ssize_t gpsphc_setting_store(struct device *dev, const char *buf,
-				    size_t count, int attr, u64 min, u64 max)
+/*
+ * A setting that is a number in a range, as dev-set's policy has it, into
+ * @v; 0 or a negative errno.
+ */
+static int gpsphc_number_store(struct device *dev, const char *buf, u64 min,
+			       u64 max, u64 *v)
 {
-	u64 v;
 	int ret;
 
-	ret = gpsphc_store_check(dev) ?: kstrtou64(buf, 0, &v);
+	ret = gpsphc_store_check(dev) ?: kstrtou64(buf, 0, v);
 	if (ret)
 		return ret;
-	if (v < min || v > max)
-		return -ERANGE;
-	gpsphc_servo_glue_set_u64(to_gpsphc_dev(dev), attr, v);
-	return count;
+	return *v < min || *v > max ? -ERANGE : 0;
 }
 
 static ssize_t step_ns_show(struct device *dev, struct device_attribute *attr,
@@ -209,8 +210,13 @@ static ssize_t step_ns_show(struct device *dev, struct device_attribute *attr,
 static ssize_t step_ns_store(struct device *dev, struct device_attribute *attr,
 			     const char *buf, size_t count)
 {
-	return gpsphc_setting_store(dev, buf, count, GPSPHC_A_DEV_STEP_NS, 1000,
-				    NSEC_PER_SEC);
+	struct gpsphc_clock_settings set = { .change = BIT(GPSPHC_SET_STEP_NS) };
+	int ret = gpsphc_number_store(dev, buf, 1000, NSEC_PER_SEC, &set.step_ns);
+
+	if (ret)
+		return ret;
+	gpsphc_servo_glue_apply(to_gpsphc_dev(dev), &set);
+	return count;
 }
 static DEVICE_ATTR_RW(step_ns);
 
@@ -223,7 +229,15 @@ static ssize_t confirm_n_show(struct device *dev, struct device_attribute *attr,
 static ssize_t confirm_n_store(struct device *dev, struct device_attribute *attr,
 			       const char *buf, size_t count)
 {
-	return gpsphc_setting_store(dev, buf, count, GPSPHC_A_DEV_CONFIRM_N, 1, 60);
+	struct gpsphc_clock_settings set = { .change = BIT(GPSPHC_SET_CONFIRM_N) };
+	u64 v;
+	int ret = gpsphc_number_store(dev, buf, 1, 60, &v);
+
+	if (ret)
+		return ret;
+	set.confirm_n = v;
+	gpsphc_servo_glue_apply(to_gpsphc_dev(dev), &set);
+	return count;
 }
 static DEVICE_ATTR_RW(confirm_n);
 
@@ -238,8 +252,16 @@ static ssize_t rx_latency_ns_store(struct device *dev,
 				   struct device_attribute *attr,
 				   const char *buf, size_t count)
 {
-	return gpsphc_setting_store(dev, buf, count, GPSPHC_A_DEV_RX_LATENCY_NS,
-				    0, 999 * NSEC_PER_MSEC);
+	struct gpsphc_clock_settings set = {
+		.change = BIT(GPSPHC_SET_RX_LATENCY_NS),
+	};
+	int ret = gpsphc_number_store(dev, buf, 0, 999 * NSEC_PER_MSEC,
+				      &set.rx_latency_ns);
+
+	if (ret)
+		return ret;
+	gpsphc_servo_glue_apply(to_gpsphc_dev(dev), &set);
+	return count;
 }
 static DEVICE_ATTR_RW(rx_latency_ns);
 
@@ -253,13 +275,15 @@ static ssize_t servo_show(struct device *dev, struct device_attribute *attr,
 static ssize_t servo_store(struct device *dev, struct device_attribute *attr,
 			   const char *buf, size_t count)
 {
+	struct gpsphc_clock_settings set = { .change = BIT(GPSPHC_SET_SERVO_OFF) };
 	bool on;
 	int ret;
 
 	ret = gpsphc_store_check(dev) ?: kstrtobool(buf, &on);
 	if (ret)
 		return ret;
-	gpsphc_servo_glue_set_u64(to_gpsphc_dev(dev), GPSPHC_A_DEV_SERVO_OFF, !on);
+	set.servo_off = !on;
+	gpsphc_servo_glue_apply(to_gpsphc_dev(dev), &set);
 	return count;
 }
 static DEVICE_ATTR_RW(servo);
