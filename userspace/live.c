@@ -36,6 +36,7 @@
 #include "log.h"
 #include "names.h"
 #include "nmea.h"
+#include "nmea_pty.h"
 #include "ptp4l_gm.h"
 #include "replay.h"
 #include "state.h"
@@ -683,6 +684,9 @@ static void live_sentence(struct live *l, struct nlattr *nest)
 		printf("sentence dev=%" PRIu32 " seq=%" PRIu32 " csum=%s raw_ns=%" PRIu64 " real_ns=%" PRIu64 " %.*s\n",
 		       l->dev_id, nla_get_u32(tb[GPSPHC_A_SENT_SEQ]), gp_enum_name(GP_ENUM_CSUM, csum),
 		       raw, nla_get_u64(tb[GPSPHC_A_SENT_REAL_NS]), len, data);
+	/* What the receiver sent, less what the line garbled. */
+	if (l->o->nmea_pty && csum != GPSPHC_CSUM_BAD)
+		nmea_pty_write(l->o->nmea_pty, data, (size_t)len);
 	if (csum != GPSPHC_CSUM_OK)
 		return;
 	if (l->o->record)
@@ -986,6 +990,8 @@ int live_run(const struct live_opts *o, struct pipeline *p)
 	if (l.hold)
 		log_msg(LOG_NOTICE, "the kernel servo is off (--servo off): labels are printed, not sent; steer /dev/ptp%" PRIu32 " with ts2phc or ptp4l",
 			l.ptp_index);
+	if (o->nmea_pty)
+		nmea_pty_publish(o->nmea_pty);
 	/* The device and its PTP clock exist: ready. */
 	live_notify_status(&l, "READY=1\n");
 
