@@ -100,6 +100,7 @@ RuntimeDirectory=gpsphc/%i
 StateDirectory=gpsphc
 SupplementaryGroups=dialout
 SystemCallArchitectures=native
+SystemCallFilter=@chown
 SystemCallFilter=@system-service
 SystemCallFilter=~@privileged @resources
 Type=notify
