@@ -897,10 +897,10 @@ static void live_read_events(struct live *l, struct nl_cb *cb)
 /*
  * The tty a gpsphcd before this one left in systemd's fd store (FDNAME
  * "tty", see live_store()), if it is still @path's device; -1 if there is
- * none. Any other descriptor passed is closed, and a stale tty is taken
- * out of the store.
+ * none. Any other descriptor passed is closed, but @keep (nmea_pty's, or
+ * -1), and a stale tty is taken out of the store.
  */
-static int live_stored_tty(const char *path)
+static int live_stored_tty(const char *path, int keep)
 {
 	char **names = NULL;
 	struct stat want, st;
@@ -914,6 +914,8 @@ static int live_stored_tty(const char *path)
 	for (i = 0; i < n; i++) {
 		int f = SD_LISTEN_FDS_START + i;
 
+		if (f == keep)
+			continue;
 		if (fd < 0 && names && names[i] && !strcmp(names[i], "tty") &&
 		    !fstat(f, &st) && S_ISCHR(st.st_mode) &&
 		    st.st_rdev == want.st_rdev) {
@@ -958,7 +960,9 @@ int live_run(const struct live_opts *o, struct pipeline *p)
 		return 1;
 	}
 	l.tty_name = strrchr(path, '/') + 1;
-	l.fd = live_attach(o, live_stored_tty(path), &ret, &reused);
+	l.fd = live_attach(o, live_stored_tty(path, o->nmea_pty ?
+					       o->nmea_pty->master : -1),
+			   &ret, &reused);
 	if (l.fd < 0)
 		return ret;
 	ret = 1;

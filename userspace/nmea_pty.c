@@ -12,6 +12,8 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include <systemd/sd-daemon.h>
+
 #include "log.h"
 #include "nmea_pty.h"
 
@@ -37,6 +39,28 @@ static int nmea_pty_link(const char *link, const char *target)
 	return 0;
 }
 
+/*
+ * The pty master a gpsphcd before this one left in systemd's fd store
+ * (FDNAME NMEA_PTY_FDNAME), or -1. The environment is left for
+ * live_stored_tty(), which leaves this one alone.
+ */
+static int nmea_pty_stored(void)
+{
+	char **names = NULL;
+	int n, i, fd = -1, ptn;
+
+	n = sd_listen_fds_with_names(0, &names);
+	for (i = 0; i < n; i++)
+		if (fd < 0 && names && names[i] &&
+		    !strcmp(names[i], NMEA_PTY_FDNAME) &&
+		    !ioctl(SD_LISTEN_FDS_START + i, TIOCGPTN, &ptn))
+			fd = SD_LISTEN_FDS_START + i;
+	for (i = 0; names && names[i]; i++)
+		free(names[i]);
+	free(names);
+	return fd;
+}
+
 int nmea_pty_open(struct nmea_pty *p, const char *link, gid_t tty_gid,
 		  mode_t tty_mode)
 {
@@ -45,11 +69,23 @@ int nmea_pty_open(struct nmea_pty *p, const char *link, gid_t tty_gid,
 
 	*p = (struct nmea_pty){ .master = -1, .slave = -1,
 				.backlog = NMEA_PTY_BACKLOG };
+	/*
+	 * Crashed or restarted, gpsphcd finds its pty in the fd store, and
+	 * gpsd, which holds the slave, never notices: a new pty would hang
+	 * gpsd's up, and gpsd 3.22 gives a device up after one failed
+	 * reopen.
+	 */
+	p->master = nmea_pty_stored();
+	p->stored = p->master >= 0;
 	what = "cannot open a pseudo-terminal (/dev/ptmx)";
-	p->master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (!p->stored)
+		p->master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (p->master < 0 || grantpt(p->master) || unlockpt(p->master) ||
 	    ptsname_r(p->master, p->slave_name, sizeof(p->slave_name)))
 		goto fail;
+	if (!p->stored)
+		p->stored = sd_pid_notify_with_fds(0, 0, "FDSTORE=1\nFDNAME=" NMEA_PTY_FDNAME,
+						   &p->master, 1) > 0;
 	what = "cannot make the pseudo-terminal's master non-blocking";
 	if (fcntl(p->master, F_SETFL, fcntl(p->master, F_GETFL) | O_NONBLOCK))
 		goto fail;
@@ -178,8 +214,12 @@ void nmea_pty_close(struct nmea_pty *p)
 	char target[sizeof(p->slave_name)];
 	ssize_t n;
 
-	/* A gpsphcd that took over may have pointed it at its own pty. */
-	if (p->link && p->published) {
+	/*
+	 * Kept in the fd store, the pty outlives this process, and the link
+	 * stays for the next one. Otherwise: a gpsphcd that took over may
+	 * have pointed it at its own pty.
+	 */
+	if (p->link && p->published && !p->stored) {
 		n = readlink(p->link, target, sizeof(target) - 1);
 		if (n > 0 && (target[n] = '\0', !strcmp(target, p->slave_name)))
 			unlink(p->link);
@@ -192,4 +232,5 @@ void nmea_pty_close(struct nmea_pty *p)
 		close(p->master);
 	p->slave = p->master = -1;
 	p->published = false;
+	p->stored = false;
 }

@@ -13,6 +13,11 @@
  * of a sentence: a write the kernel takes only in part is completed
  * before anything else is written.
  *
+ * Under systemd the master goes to the service's file descriptor store
+ * (FDNAME NMEA_PTY_FDNAME), as the receiver's tty does: a gpsphcd that
+ * crashed or was restarted leaves the pty, and the reader on it, in
+ * place, and the next one takes it over.
+ *
  * The slave's name changes with every pty, so a symlink names it: created
  * as "<link>.tmp" and renamed over @link, so a reader that opens @link
  * always finds the live pty, also when a gpsphcd that took over from a
@@ -38,6 +43,8 @@
 #define NMEA_PTY_BACKLOG	2048
 /* A sentence and its CR LF: the kernel's sentence-max is 160 bytes. */
 #define NMEA_PTY_SENTENCE_MAX	(160 + 2)
+/* The master's name in systemd's file descriptor store. */
+#define NMEA_PTY_FDNAME		"nmea_pty"
 
 struct nmea_pty {
 	int master;		/* non-blocking; -1 when closed */
@@ -54,6 +61,7 @@ struct nmea_pty {
 	unsigned long long dropped_said;	/* dropped when last said */
 	bool dropping;		/* an episode of drops, said at its start */
 	bool published;		/* the link points here (nmea_pty_publish()) */
+	bool stored;		/* the master is in systemd's fd store */
 };
 
 /*
@@ -79,7 +87,10 @@ int nmea_pty_publish(struct nmea_pty *p);
  */
 int nmea_pty_write(struct nmea_pty *p, const char *s, size_t len);
 
-/* Close the pty and remove the symlink if it still points at it. */
+/*
+ * Close the pty, and remove the symlink if it still points at it and the
+ * pty is not kept in the fd store for the next gpsphcd.
+ */
 void nmea_pty_close(struct nmea_pty *p);
 
 #endif /* GPSPHCD_NMEA_PTY_H */
