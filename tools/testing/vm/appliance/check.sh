@@ -103,7 +103,7 @@ state_right() {
 	tai=$(sed -n 's/^last_good_tai \([0-9]*\)$/\1/p' $state_file 2>/dev/null)
 	at=$(stat -c %Y $state_file 2>/dev/null)
 	phc=$(phc_now)
-	[ "$(head -n1 $state_file)" = "gpsphcd-state 1" ] && [ -n "$tai" ] &&
+	[ "$(head -n1 $state_file 2>/dev/null)" = "gpsphcd-state 1" ] && [ -n "$tai" ] &&
 		[ -n "$phc" ] && [ -n "$at" ] &&
 		[ $((phc - tai)) -ge 0 ] && [ $((phc - tai)) -le 75 ] &&
 		[ $((tai - $(cat "$(sysdev)/tai_utc") - at)) -ge -2 ] &&
