@@ -12,11 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "conf.h"
 #include "leap.h"
 #include "live.h"
 #include "log.h"
+#include "nmea_pty.h"
 #include "ptp4l_gm.h"
 #include "status.h"
 #include "pipeline.h"
@@ -69,6 +71,8 @@ static void usage(FILE *f)
 		"  --print-labels           print each label on stdout (one line a second)\n"
 		"  --dump-events            print every kernel event as one line\n"
 		"  --record FILE            write events in the --replay format\n"
+		"  --nmea-pty PATH          republish the sentences on a pseudo-terminal,\n"
+		"                           PATH a symlink to it (for gpsd)\n"
 		"  --ptp4l-socket PATH      keep this ptp4l's grandmaster settings in step\n"
 		"                           with the servo (ptp4l's uds_address)\n"
 		"  --ptp4l-gm KEY=VALUE,... profile=default|g8275a|g8275b, holdover=S,\n"
@@ -85,10 +89,12 @@ static void usage(FILE *f)
 		"  --offset MS              receiver's sentence delay after its edge (default 0)\n"
 		"  --window MS              association window (default %lld)\n"
 		"  --margin MS              refused band around 500 ms (default %lld)\n"
+		"  --trust-s N              seconds of consistent labels before a time is\n"
+		"                           saved to the state file (default %d)\n"
 		"  --version                print gpsphcd's version\n"
 		"see gpsphcd(8) and gpsphc.conf(5)\n",
 		GUARD_DEF_N, ASSOC_DEF_WINDOW_NS / 1000000,
-		ASSOC_DEF_MARGIN_NS / 1000000);
+		ASSOC_DEF_MARGIN_NS / 1000000, PP_TRUST_S);
 }
 
 static bool parse_ll(const char *s, long long lo, long long hi, long long *v)
@@ -216,6 +222,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "step-ns", required_argument, NULL, O_CONF + CONF_STEP_NS },
 		{ "confirm-n", required_argument, NULL, O_CONF + CONF_CONFIRM_N },
 		{ "rx-latency-ns", required_argument, NULL, O_CONF + CONF_RX_LATENCY_NS },
+		{ "nmea-pty", required_argument, NULL, O_CONF + CONF_NMEA_PTY },
+		{ "trust-s", required_argument, NULL, O_CONF + CONF_TRUST_S },
 		{ "ptp4l-socket", required_argument, NULL, O_PTP4L },
 		{ "ptp4l-gm", required_argument, NULL, O_PTP4L_GM },
 		{ "ldisc", required_argument, NULL, O_LDISC },
@@ -302,6 +310,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->status ? "--status" : "--replay");
 		return 2;
 	}
+	if ((cli.set & (1u << CONF_NMEA_PTY)) && (o->status || o->replay)) {
+		log_msg(LOG_ERR, "--nmea-pty goes with live mode (gpsphcd --nmea-pty PATH TTY), not with %s",
+			o->status ? "--status" : "--replay");
+		return 2;
+	}
 	if (o->ptp4l_socket && (o->status || o->replay)) {
 		log_msg(LOG_ERR, "--ptp4l-socket goes with live mode (gpsphcd --ptp4l-socket PATH TTY), not with %s",
 			o->status ? "--status" : "--replay");
@@ -378,8 +391,29 @@ static void emit(void *ctx, const struct pp_label *l)
 	pp_print_label(stdout, l);
 }
 
+/*
+ * nmea_pty: the pty takes the group and the group's permissions of the
+ * receiver's tty, so that the same users may read the sentences.
+ */
+static int open_nmea_pty(struct opts *o, struct nmea_pty *pty)
+{
+	struct stat st;
+
+	if (!(o->live.conf.set & (1u << CONF_NMEA_PTY)))
+		return 0;
+	if (stat(o->device, &st)) {
+		log_msg(LOG_ERR, "%s: %s", o->device, strerror(errno));
+		return 1;
+	}
+	if (nmea_pty_open(pty, o->live.conf.nmea_pty, st.st_gid, st.st_mode))
+		return 1;
+	o->live.nmea_pty = pty;
+	return 0;
+}
+
 static int live_main(struct opts *o, struct pipeline *p)
 {
+	struct nmea_pty pty;
 	int ret;
 
 	o->live.device = o->device;
@@ -396,7 +430,14 @@ static int live_main(struct opts *o, struct pipeline *p)
 		if (!o->live.gm)
 			return 1;
 	}
-	ret = live_run(&o->live, p);
+	ret = open_nmea_pty(o, &pty);
+	if (!ret)
+		ret = live_run(&o->live, p);
+	if (o->live.nmea_pty) {
+		log_msg(LOG_INFO, "%s: %llu sentences republished, %llu dropped while nobody read them",
+			o->live.conf.nmea_pty, pty.written, pty.dropped);
+		nmea_pty_close(&pty);
+	}
 	ptp4l_gm_close(o->live.gm);
 	if (o->live.record && fclose(o->live.record)) {
 		log_msg(LOG_ERR, "writing the capture %s failed: %s",
@@ -427,6 +468,8 @@ int main(int argc, char **argv)
 		    o.have_not_before ? &o.not_before : NULL, o.replay != NULL,
 		    &floor);
 	pipeline_init(&p, &floor, &leap, &o.assoc, o.guard_n, emit, NULL);
+	if (o.live.conf.set & (1u << CONF_TRUST_S))
+		p.trust_s = o.live.conf.trust_s;
 	if (!o.replay) {
 		o.live.state = state;
 		return live_main(&o, &p);

@@ -36,6 +36,7 @@
 #include "log.h"
 #include "names.h"
 #include "nmea.h"
+#include "nmea_pty.h"
 #include "ptp4l_gm.h"
 #include "replay.h"
 #include "state.h"
@@ -683,6 +684,9 @@ static void live_sentence(struct live *l, struct nlattr *nest)
 		printf("sentence dev=%" PRIu32 " seq=%" PRIu32 " csum=%s raw_ns=%" PRIu64 " real_ns=%" PRIu64 " %.*s\n",
 		       l->dev_id, nla_get_u32(tb[GPSPHC_A_SENT_SEQ]), gp_enum_name(GP_ENUM_CSUM, csum),
 		       raw, nla_get_u64(tb[GPSPHC_A_SENT_REAL_NS]), len, data);
+	/* What the receiver sent, less what the line garbled. */
+	if (l->o->nmea_pty && csum != GPSPHC_CSUM_BAD)
+		nmea_pty_write(l->o->nmea_pty, data, (size_t)len);
 	if (csum != GPSPHC_CSUM_OK)
 		return;
 	if (l->o->record)
@@ -893,10 +897,10 @@ static void live_read_events(struct live *l, struct nl_cb *cb)
 /*
  * The tty a gpsphcd before this one left in systemd's fd store (FDNAME
  * "tty", see live_store()), if it is still @path's device; -1 if there is
- * none. Any other descriptor passed is closed, and a stale tty is taken
- * out of the store.
+ * none. Any other descriptor passed is closed, but @keep (nmea_pty's, or
+ * -1), and a stale tty is taken out of the store.
  */
-static int live_stored_tty(const char *path)
+static int live_stored_tty(const char *path, int keep)
 {
 	char **names = NULL;
 	struct stat want, st;
@@ -910,6 +914,8 @@ static int live_stored_tty(const char *path)
 	for (i = 0; i < n; i++) {
 		int f = SD_LISTEN_FDS_START + i;
 
+		if (f == keep)
+			continue;
 		if (fd < 0 && names && names[i] && !strcmp(names[i], "tty") &&
 		    !fstat(f, &st) && S_ISCHR(st.st_mode) &&
 		    st.st_rdev == want.st_rdev) {
@@ -954,7 +960,9 @@ int live_run(const struct live_opts *o, struct pipeline *p)
 		return 1;
 	}
 	l.tty_name = strrchr(path, '/') + 1;
-	l.fd = live_attach(o, live_stored_tty(path), &ret, &reused);
+	l.fd = live_attach(o, live_stored_tty(path, o->nmea_pty ?
+					       o->nmea_pty->master : -1),
+			   &ret, &reused);
 	if (l.fd < 0)
 		return ret;
 	ret = 1;
@@ -986,6 +994,8 @@ int live_run(const struct live_opts *o, struct pipeline *p)
 	if (l.hold)
 		log_msg(LOG_NOTICE, "the kernel servo is off (--servo off): labels are printed, not sent; steer /dev/ptp%" PRIu32 " with ts2phc or ptp4l",
 			l.ptp_index);
+	if (o->nmea_pty)
+		nmea_pty_publish(o->nmea_pty);
 	/* The device and its PTP clock exist: ready. */
 	live_notify_status(&l, "READY=1\n");
 

@@ -27,6 +27,7 @@ struct live_opts {
 	FILE *record;		/* --record capture, or NULL */
 	const char *state;	/* last-good time file, or NULL */
 	struct ptp4l_gm *gm;	/* --ptp4l-socket: ptp4l to keep in step, or NULL */
+	struct nmea_pty *nmea_pty;	/* nmea_pty: sentences for gpsd, or NULL */
 };
 
 /* live_run()'s exit statuses besides 0 and 1 (gpsphcd(8), EXIT STATUS). */

@@ -25,6 +25,7 @@ void pipeline_init(struct pipeline *p, const struct era_floor *floor,
 	set_pivot(&p->floor, leap, floor->utc);
 	p->pivot = p->floor;
 	p->pivot_by = floor->by;
+	p->trust_s = PP_TRUST_S;
 	guard_init(&p->guard, guard_n);
 	p->emit = emit;
 	p->ctx = ctx;
@@ -94,7 +95,7 @@ static void note_run(struct pipeline *p, enum guard_verdict v,
 		p->run_start_tai = l->tai;
 		p->have_last_good = false;
 	}
-	if (l->tai - p->run_start_tai < PP_TRUST_S)
+	if (l->tai - p->run_start_tai < p->trust_s)
 		return;
 	p->have_last_good = true;
 	p->last_good_tai = l->tai;

@@ -75,7 +75,8 @@ struct pp_pending {
  * of 30 s; the UTC parameters and leap seconds come once in it), before
  * which its time may rest on firmware defaults; and long beside the
  * guard's few seconds, so that a jump the guard accepted on a transient
- * error is never saved.  A run shorter than that saves nothing.
+ * error is never saved.  A run shorter than that saves nothing.  The
+ * configuration's trust_s sets another (a test may not wait 15 minutes).
  */
 #define PP_TRUST_S	(15 * 60)
 
@@ -105,6 +106,7 @@ struct pipeline {
 	unsigned int nq;
 
 	int64_t run_start_tai;		/* first label of the consistent run */
+	int64_t trust_s;		/* PP_TRUST_S, or gpsphc.conf's trust_s */
 	bool have_last_good;		/* see PP_TRUST_S */
 	int64_t last_good_tai;
 

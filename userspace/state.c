@@ -145,8 +145,8 @@ int state_save_last_good(const char *path, const struct pipeline *p,
 
 	if (!p->have_last_good) {
 		if (say)
-			log_msg(LOG_INFO, "state file %s not written: the labels were consistent for %" PRId64 " s, a time is saved only after %d s",
-				path, pipeline_run_secs(p), PP_TRUST_S);
+			log_msg(LOG_INFO, "state file %s not written: the labels were consistent for %" PRId64 " s, a time is saved only after %" PRId64 " s",
+				path, pipeline_run_secs(p), p->trust_s);
 		return 1;
 	}
 	leap_utc_from_tai(&p->leap, p->last_good_tai, &u, &s60, &off);

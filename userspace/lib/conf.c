@@ -23,6 +23,8 @@ static const char *const conf_names[CONF_NKEYS] = {
 	[CONF_STEP_NS] = "step_ns",
 	[CONF_CONFIRM_N] = "confirm_n",
 	[CONF_RX_LATENCY_NS] = "rx_latency_ns",
+	[CONF_NMEA_PTY] = "nmea_pty",
+	[CONF_TRUST_S] = "trust_s",
 };
 
 static const unsigned long conf_bauds[] = {
@@ -134,6 +136,21 @@ int conf_set(struct conf *c, enum conf_key k, const char *value,
 					  value);
 		c->rx_latency_ns = (uint64_t)v;
 		break;
+	case CONF_NMEA_PTY:
+		if (value[0] != '/' || strlen(value) >= sizeof(c->nmea_pty) ||
+		    strpbrk(value, " \t"))
+			return gp_err_set(e, CONF_E_VALUE,
+					  "\"%s\" must be an absolute path without blanks, shorter than %d bytes (e.g. /run/gpsphc/ttyS0/nmea)",
+					  value, CONF_VALUE_MAX);
+		strcpy(c->nmea_pty, value);
+		break;
+	case CONF_TRUST_S:
+		if (!conf_ll(value, CONF_TRUST_S_MIN, CONF_TRUST_S_MAX, &v))
+			return gp_err_set(e, CONF_E_VALUE,
+					  "\"%s\" must be whole seconds, %d..%d (default 900)",
+					  value, CONF_TRUST_S_MIN, CONF_TRUST_S_MAX);
+		c->trust_s = (unsigned int)v;
+		break;
 	default:
 		return gp_err_set(e, CONF_E_KEY, "no key number %d", (int)k);
 	}
@@ -165,7 +182,7 @@ static int conf_line(struct conf *c, const char *s, size_t n,
 	const char *eq, *k0, *v0;
 	size_t kn, vn;
 	enum conf_key k;
-	char value[64];
+	char value[CONF_VALUE_MAX];
 	struct gp_err ve;
 
 	while (n && conf_blank(*s))
@@ -197,7 +214,7 @@ static int conf_line(struct conf *c, const char *s, size_t n,
 	k = conf_lookup(k0, kn);
 	if (k == CONF_NKEYS)
 		return gp_err_set(e, CONF_E_KEY,
-				  "line %lu: unknown key \"%.*s\": the keys are baud, edge, servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns (see gpsphc.conf(5))",
+				  "line %lu: unknown key \"%.*s\": the keys are baud, edge, servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns, nmea_pty, trust_s (see gpsphc.conf(5))",
 				  line, (int)(kn > 40 ? 40 : kn), k0);
 	if (c->set & (1u << k))
 		return gp_err_set(e, CONF_E_TWICE,
@@ -258,6 +275,10 @@ void conf_merge(struct conf *c, const struct conf *over)
 		case CONF_STEP_NS:	c->step_ns = over->step_ns; break;
 		case CONF_CONFIRM_N:	c->confirm_n = over->confirm_n; break;
 		case CONF_RX_LATENCY_NS: c->rx_latency_ns = over->rx_latency_ns; break;
+		case CONF_NMEA_PTY:
+			memcpy(c->nmea_pty, over->nmea_pty, sizeof(c->nmea_pty));
+			break;
+		case CONF_TRUST_S:	c->trust_s = over->trust_s; break;
 		case CONF_NKEYS:	break;
 		}
 		c->set |= 1u << k;

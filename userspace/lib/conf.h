@@ -34,8 +34,13 @@ enum conf_key {
 	CONF_STEP_NS,		/* kernel step_ns, 1000..1000000000 */
 	CONF_CONFIRM_N,		/* kernel confirm_n, 1..60 */
 	CONF_RX_LATENCY_NS,	/* kernel rx_latency_ns, 0..999000000 */
+	CONF_NMEA_PTY,		/* symlink to a pty with the sentences */
+	CONF_TRUST_S,		/* consistent labels before a time is saved */
 	CONF_NKEYS
 };
+
+/* The longest value, and path (nmea_pty), with its terminating NUL. */
+#define CONF_VALUE_MAX	128
 
 /* edge and scale are the uAPI's (linux/gpsphc.h) values; servo: */
 enum conf_servo { CONF_SERVO_ON = 1, CONF_SERVO_OFF };
@@ -51,6 +56,8 @@ struct conf {
 	uint64_t step_ns;
 	uint32_t confirm_n;
 	uint64_t rx_latency_ns;
+	char nmea_pty[CONF_VALUE_MAX];	/* an absolute path */
+	unsigned int trust_s;
 };
 
 enum conf_code {
@@ -62,6 +69,9 @@ enum conf_code {
 };
 
 #define CONF_GUARD_MAX	1000
+/* trust_s: the default is pipeline.h's PP_TRUST_S. */
+#define CONF_TRUST_S_MIN	10
+#define CONF_TRUST_S_MAX	86400
 
 /* "baud", "step_ns", ...; NULL for a key out of range. */
 const char *conf_key_name(enum conf_key k);

@@ -49,6 +49,9 @@ static int64_t conf_value(const struct conf *c, enum conf_key k)
 	case CONF_STEP_NS:	return (int64_t)c->step_ns;
 	case CONF_CONFIRM_N:	return c->confirm_n;
 	case CONF_RX_LATENCY_NS: return (int64_t)c->rx_latency_ns;
+	/* the path's length: its text is checked by nmea_pty_path below */
+	case CONF_NMEA_PTY:	return (int64_t)strlen(c->nmea_pty);
+	case CONF_TRUST_S:	return c->trust_s;
 	default:		return -1;
 	}
 }
@@ -133,6 +136,23 @@ BAD(rxl_above, CONF_RX_LATENCY_NS, "999000001", RXL_MSG("999000001"));
 BAD(rxl_negative, CONF_RX_LATENCY_NS, "-1", RXL_MSG("-1"));
 BAD(rxl_empty, CONF_RX_LATENCY_NS, "", RXL_MSG(""));
 
+#define PTY_MSG(v) "\"" v "\" must be an absolute path without blanks, shorter than 128 bytes (e.g. /run/gpsphc/ttyS0/nmea)"
+#define PATH127 "/run/gpsphc/" \
+	"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+OK(pty_path, CONF_NMEA_PTY, "/run/gpsphc/ttyS0/nmea", 22);
+OK(pty_127_bytes, CONF_NMEA_PTY, PATH127, 127);
+BAD(pty_128_bytes, CONF_NMEA_PTY, PATH127 "a", PTY_MSG(PATH127 "a"));
+BAD(pty_relative, CONF_NMEA_PTY, "ttyS0.nmea", PTY_MSG("ttyS0.nmea"));
+BAD(pty_blank, CONF_NMEA_PTY, "/run/gpsphc/tty S0", PTY_MSG("/run/gpsphc/tty S0"));
+BAD(pty_empty, CONF_NMEA_PTY, "", PTY_MSG(""));
+
+#define TRUST_MSG(v) "\"" v "\" must be whole seconds, 10..86400 (default 900)"
+OK(trust_10, CONF_TRUST_S, "10", 10);
+OK(trust_max, CONF_TRUST_S, "86400", 86400);
+BAD(trust_9, CONF_TRUST_S, "9", TRUST_MSG("9"));
+BAD(trust_above, CONF_TRUST_S, "86401", TRUST_MSG("86401"));
+BAD(trust_minutes, CONF_TRUST_S, "15m", TRUST_MSG("15m"));
+
 TEST_F(value, set)
 {
 	int ret = conf_set(&self->c, variant->key, variant->value, &self->e);
@@ -172,7 +192,8 @@ FIXTURE_VARIANT_ADD(file, comments_and_blanks) {
 FIXTURE_VARIANT_ADD(file, every_key) {
 	.text = "baud = 9600\nedge = falling\nservo = off\nscale = utc\n"
 		"offset = -600\nwindow = 500\nmargin = 50\nguard = 5\n"
-		"step_ns = 1000000\nconfirm_n = 4\nrx_latency_ns = 120000000\n",
+		"step_ns = 1000000\nconfirm_n = 4\nrx_latency_ns = 120000000\n"
+		"nmea_pty = /run/gpsphc/ttyS0/nmea\ntrust_s = 30\n",
 	.want = CONF_OK, .set = (1u << CONF_NKEYS) - 1,
 };
 FIXTURE_VARIANT_ADD(file, blanks_crlf_no_final_newline) {
@@ -182,15 +203,15 @@ FIXTURE_VARIANT_ADD(file, blanks_crlf_no_final_newline) {
 };
 FIXTURE_VARIANT_ADD(file, unknown_key) {
 	.text = "baud = 9600\nbauds = 9600\n", .want = CONF_E_KEY,
-	.msg = "line 2: unknown key \"bauds\": the keys are baud, edge, servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns (see gpsphc.conf(5))",
+	.msg = "line 2: unknown key \"bauds\": the keys are baud, edge, servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns, nmea_pty, trust_s (see gpsphc.conf(5))",
 };
 FIXTURE_VARIANT_ADD(file, sysfs_spelling_of_an_option) {
 	.text = "step-ns = 1000\n", .want = CONF_E_KEY,
-	.msg = "line 1: unknown key \"step-ns\": the keys are baud, edge, servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns (see gpsphc.conf(5))",
+	.msg = "line 1: unknown key \"step-ns\": the keys are baud, edge, servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns, nmea_pty, trust_s (see gpsphc.conf(5))",
 };
 FIXTURE_VARIANT_ADD(file, key_case) {
 	.text = "Baud = 9600\n", .want = CONF_E_KEY,
-	.msg = "line 1: unknown key \"Baud\": the keys are baud, edge, servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns (see gpsphc.conf(5))",
+	.msg = "line 1: unknown key \"Baud\": the keys are baud, edge, servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns, nmea_pty, trust_s (see gpsphc.conf(5))",
 };
 FIXTURE_VARIANT_ADD(file, no_equals) {
 	.text = "# x\nbaud 9600\n", .want = CONF_E_SYNTAX,
@@ -221,7 +242,8 @@ FIXTURE_VARIANT_ADD(file, out_of_range_names_line) {
 	.msg = "line 5: confirm_n \"61\" must be a whole number 1..60 (default 3)",
 };
 FIXTURE_VARIANT_ADD(file, long_value) {
-	.text = "baud = 96000000000000000000000000000000000000000000000000000000000000000000\n",
+	.text = "baud = 9600000000000000000000000000000000000000000000000000000000000000"
+		"0000000000000000000000000000000000000000000000000000000000000000\n",
 	.want = CONF_E_VALUE,
 	.msg = "line 1: baud: the value \"96000000000000000000...\" is too long",
 };
@@ -250,7 +272,8 @@ TEST(file_values)
 	static const char text[] =
 		"baud = 9600\nedge = falling\nservo = off\nscale = utc\n"
 		"offset = -600\nwindow = 500\nmargin = 50\nguard = 5\n"
-		"step_ns = 1000000\nconfirm_n = 4\nrx_latency_ns = 120000000\n";
+		"step_ns = 1000000\nconfirm_n = 4\nrx_latency_ns = 120000000\n"
+		"nmea_pty = /run/gpsphc/ttyUSB0/nmea\ntrust_s = 60\n";
 	struct conf c;
 	struct gp_err e;
 
@@ -266,6 +289,8 @@ TEST(file_values)
 	EXPECT_EQ(1000000u, c.step_ns);
 	EXPECT_EQ(4u, c.confirm_n);
 	EXPECT_EQ(120000000u, c.rx_latency_ns);
+	EXPECT_STREQ("/run/gpsphc/ttyUSB0/nmea", c.nmea_pty);
+	EXPECT_EQ(60u, c.trust_s);
 }
 
 /* A NUL byte anywhere in a setting line makes it no text file. */
@@ -300,13 +325,15 @@ TEST(merge_options_over_file)
 	ASSERT_EQ(CONF_OK, conf_parse(text, strlen(text), &file, &e));
 	ASSERT_EQ(CONF_OK, conf_set(&cli, CONF_BAUD, "115200", &e));
 	ASSERT_EQ(CONF_OK, conf_set(&cli, CONF_RX_LATENCY_NS, "0", &e));
+	ASSERT_EQ(CONF_OK, conf_set(&cli, CONF_NMEA_PTY, "/run/x", &e));
 	conf_merge(&file, &cli);
+	EXPECT_STREQ("/run/x", file.nmea_pty);
 	EXPECT_EQ(115200u, file.baud);
 	EXPECT_EQ((unsigned int)GPSPHC_EDGE_FALLING, file.edge);
 	EXPECT_EQ(5000u, file.step_ns);
 	EXPECT_EQ(0u, file.rx_latency_ns);
 	EXPECT_EQ(1u << CONF_BAUD | 1u << CONF_EDGE | 1u << CONF_STEP_NS |
-		  1u << CONF_RX_LATENCY_NS, file.set);
+		  1u << CONF_RX_LATENCY_NS | 1u << CONF_NMEA_PTY, file.set);
 }
 
 /* Every key has a name the parser knows, and only those. */

@@ -59,7 +59,7 @@ def pty():
     return m, s, os.ttyname(s)
 
 
-def run(tmp, device, stored=None, name="tty", notify=True):
+def run(tmp, device, stored=None, name="tty", notify=True, extra=()):
     """gpsphcd --ldisc 27 DEVICE, with @stored as its fd 3 named @name:
     (exit status, stderr, [(message, [fds])] sent to $NOTIFY_SOCKET)."""
     path = os.path.join(tmp, "notify")
@@ -84,7 +84,7 @@ def run(tmp, device, stored=None, name="tty", notify=True):
                   'LISTEN_FDNAMES=%s exec "$@"' % name)
     p = subprocess.run(["sh", "-c", script, "sh", GPSPHCD, "--ldisc", "27",
                         "--state", os.path.join(tmp, "state"),
-                        "--leapfile", LEAP, device],
+                        "--leapfile", LEAP] + list(extra) + [device],
                        env=env, pass_fds=pass_fds, stdout=subprocess.DEVNULL,
                        stderr=subprocess.PIPE, timeout=20, text=True)
     if stored is not None:
@@ -130,7 +130,7 @@ def main():
     except OSError as e:
         print("1..0 # SKIP no N_NULL line discipline here (%s)" % e)
         return 0
-    print("1..14")
+    print("1..18")
     tmp = tempfile.mkdtemp()
 
     # A. A fresh attach under systemd: the tty goes to the store once,
@@ -211,6 +211,35 @@ def main():
        "but the stored copy itself takes its own lock again", err)
     close_all(msgs + msgs2)
     os.close(held)
+
+    # E. nmea_pty: its pty master goes to the store before the attach
+    # (FDNAME=nmea_pty), and a gpsphcd that finds it there takes it
+    # over: neither stored again nor closed for a stale descriptor.
+    link = os.path.join(tmp, "nmea")
+    rc, err, msgs = run(tmp, dev, extra=("--nmea-pty", link))
+    texts = [t for t, _ in msgs]
+    ok(rc == 1 and texts == ["FDSTORE=1\nFDNAME=nmea_pty",
+                             "FDSTORE=1\nFDNAME=tty",
+                             "FDSTOREREMOVE=1\nFDNAME=tty"],
+       "nmea_pty: the pty stored before the tty, kept on the error path",
+       "%s\n%s" % (err, texts))
+    ptn = array.array("i", [0])
+    ok(len(msgs[0][1]) == 1 and
+       fcntl.ioctl(msgs[0][1][0], 0x80045430, ptn, True) == 0,  # TIOCGPTN
+       "the fd stored is a pty master", msgs)
+    master = os.dup(msgs[0][1][0])
+    close_all(msgs)
+    rc, err, msgs = run(tmp, dev, stored=master, name="nmea_pty",
+                        extra=("--nmea-pty", link))
+    texts = [t for t, _ in msgs]
+    ok(rc == 1 and texts == ["FDSTORE=1\nFDNAME=tty",
+                             "FDSTOREREMOVE=1\nFDNAME=tty"],
+       "a stored pty is taken over, not stored again", "%s\n%s" % (err, texts))
+    ok("is not %s" % dev not in err and os.isatty(os.open(
+        "/dev/pts/%d" % ptn[0], os.O_RDWR | os.O_NOCTTY)),
+       "and not mistaken for a stale tty; its slave still opens", err)
+    close_all(msgs)
+    os.close(master)
 
     for fd in (m, s, m2, s2):
         os.close(fd)

@@ -75,7 +75,7 @@ run_built() {
 built_utc=$(date -u -d "@$built_at" +%Y-%m-%dT%H:%M:%SZ)
 
 echo "TAP version 13"
-echo "1..$(($(ls "$here"/captures/*.log | wc -l) + 29))"
+echo "1..$(($(ls "$here"/captures/*.log | wc -l) + 31))"
 for log in "$here"/captures/*.log; do
 	name=$(basename "$log" .log)
 	opts=$(sed -n 's/^# Replay: gpsphcd --replay [^ ]* *//p' "$log")
@@ -153,6 +153,20 @@ run_built "$tmp/day1.log" "$tmp/day1.expected" --state "$tmp/state" &&
 	grep -qx "last_good_utc 2026-12-04T12:15:04Z" "$tmp/state" &&
 	[ ! -e "$tmp/state.tmp" ]
 ok $? "state carried, run 1: an honest receiver as itself for 15 min, the last label saved"
+
+# trust_s (gpsphc.conf(5), --trust-s) shortens the 15 minutes: 40 s of
+# an honest receiver are saved after 30, not after 60.
+capture short 0 $day1 40
+rm -f "$tmp/state.short"
+run_built "$tmp/short.log" "$tmp/short.expected" --state "$tmp/state.short" --trust-s 30 &&
+	grep -qx "last_good_tai $((day1 + 39 + 37))" "$tmp/state.short" &&
+	grep -qx "last_good_utc 2026-12-04T12:00:39Z" "$tmp/state.short"
+ok $? "--trust-s 30: 40 s of consistent labels, the last one saved"
+rm -f "$tmp/state.short"
+run_built "$tmp/short.log" "$tmp/short.expected" --state "$tmp/state.short" --trust-s 60 &&
+	[ ! -e "$tmp/state.short" ] &&
+	grep -q "state file $tmp/state.short not written: the labels were consistent for 39 s, a time is saved only after 60 s" "$tmp/err"
+ok $? "--trust-s 60: 40 s of consistent labels save nothing, and say why"
 
 # Run 2, two days later, a receiver with the rollover bug: the saved time
 # less 26 weeks is the pivot, and the message says so.  A short run leaves

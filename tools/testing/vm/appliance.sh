@@ -5,7 +5,8 @@
 # Debian 12 system with systemd as init under QEMU (TCG) on Debian's kernel
 # KVER, with gpsphcd from 'make deb', the module built by build.sh, the
 # test-only fake UART and its simulated receiver started at boot, and
-# chrony on gpsphc's clock with the drop-ins gpsphcd ships as examples.
+# chrony on gpsphc's clock with the drop-ins gpsphcd ships as examples,
+# and gpsd on the sentences gpsphcd republishes (nmea_pty) and its PPS.
 # The image's check unit (appliance/check.sh) prints TAP on the console;
 # the same disk is booted twice (the second boot checks that all of it
 # comes back by itself). TAP on stdout, for run_checks.sh.
@@ -110,6 +111,19 @@ if [ "$(cat "$OUT/disk.key" 2>/dev/null)" != "$key" ]; then
 	mkdir -p "$R/etc/systemd/system/chrony.service.d"
 	sed 's/ttyS0/ttyGPSSIM0/g' "$ex/chrony-gpsphc.service.conf" \
 		>"$R/etc/systemd/system/chrony.service.d/gpsphc.conf"
+	# gpsd on gpsphcd's pty and PPS source, as the examples say; the
+	# state file after 60 s of consistent labels (trust_s), not 15 min.
+	for f in gpsd-gpsphc.default gpsd-gpsphc.service.conf; do
+		[ -f "$ex/$f" ] || die "gpsphcd's package has no $f example"
+	done
+	mkdir -p "$R/etc/gpsphc" "$R/etc/systemd/system/gpsd.service.d"
+	printf 'nmea_pty = /run/gpsphc/ttyGPSSIM0/nmea\ntrust_s = 60\n' >"$R/etc/gpsphc/ttyGPSSIM0.conf"
+	sed 's/ttyS0/ttyGPSSIM0/g' "$ex/gpsd-gpsphc.default" >"$R/etc/default/gpsd"
+	sed 's/ttyS0/ttyGPSSIM0/g' "$ex/gpsd-gpsphc.service.conf" \
+		>"$R/etc/systemd/system/gpsd.service.d/gpsphc.conf"
+	systemctl --root="$R" -q enable gpsd.service
+	mkdir -p "$R/etc/systemd/system/dev-gpsphc-ttyGPSSIM0-pps.device.wants"
+	ln -sf /lib/systemd/system/gpsd.service "$R/etc/systemd/system/dev-gpsphc-ttyGPSSIM0-pps.device.wants/"
 	# The test: fake UART at boot, its receiver, the checks.
 	echo gpsphc_sim >"$R/etc/modules-load.d/gpsphc-sim.conf"
 	install -D -m 0755 "$HERE/receiver.sh" "$HERE/check.sh" -t "$R/usr/local/lib/gpsphc-test/"

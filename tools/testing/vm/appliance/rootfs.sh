@@ -13,7 +13,8 @@ set -eu
 DIR=$1
 SUITE=bookworm
 # gpsphcd's run-time libraries are here so that dpkg -i needs no network.
-PKGS=systemd,systemd-sysv,udev,kmod,chrony,linuxptp,tzdata,libnl-3-200,libnl-genl-3-200,libsystemd0,procps
+# gpsd reads the sentences gpsphcd republishes (nmea_pty, gpsphc.conf(5)).
+PKGS=systemd,systemd-sysv,udev,kmod,chrony,linuxptp,tzdata,libnl-3-200,libnl-genl-3-200,libsystemd0,procps,gpsd
 
 die() { echo "rootfs.sh: $*" >&2; exit 1; }
 command -v debootstrap >/dev/null || die "debootstrap missing: run 'make deps'"
@@ -40,7 +41,14 @@ chmod 0755 "$DIR/usr/sbin/policy-rc.d"
 {
 	chroot "$DIR" apt-get update -q &&
 	DEBIAN_FRONTEND=noninteractive chroot "$DIR" apt-get dist-upgrade -y -q &&
-	chroot "$DIR" apt-get clean
+	chroot "$DIR" apt-get clean &&
+	# gpsd's own client, gpspipe, without the rest of gpsd-clients
+	# (which depends on matplotlib and GTK, some 300 MB): unpacked from
+	# its package into /usr/local/bin, next to gpsd's libgps.
+	chroot "$DIR" sh -c 'cd /tmp && apt-get download -q gpsd-clients &&
+		mkdir x && dpkg-deb -x gpsd-clients_*.deb x &&
+		install -m 0755 x/usr/bin/gpspipe /usr/local/bin/ &&
+		rm -rf x gpsd-clients_*.deb && /usr/local/bin/gpspipe -V'
 } >>"$DIR.log" 2>&1 || { tail -n 20 "$DIR.log" >&2; die "upgrading the root filesystem failed (log: $DIR.log)"; }
 rm -f "$DIR/usr/sbin/policy-rc.d"
 rm -rf "$DIR"/var/lib/apt/lists/* "$DIR"/var/cache/apt/*.bin
