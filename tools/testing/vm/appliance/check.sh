@@ -91,26 +91,8 @@ state_writable() {
 }
 check state_directory_writable_in_the_service_sandbox state_writable
 
-# The state file: the image's ttyGPSSIM0.conf sets trust_s = 60, so it is
-# written once the labels have agreed for a minute (15 min by default),
-# and again every minute. last_good_tai is the label just sent when it
-# was written: its mtime in TAI to the second, and a minute at most
-# behind the PHC.
-state_file=/var/lib/gpsphc/$tty.state
+# The PHC's TAI second now.
 phc_now() { phc_ctl /dev/gpsphc/$tty/ptp get 2>/dev/null | sed -n 's/.*clock time is \([0-9]*\)\..*/\1/p'; }
-state_right() {
-	local tai at phc
-	tai=$(sed -n 's/^last_good_tai \([0-9]*\)$/\1/p' $state_file 2>/dev/null)
-	at=$(stat -c %Y $state_file 2>/dev/null)
-	phc=$(phc_now)
-	[ "$(head -n1 $state_file 2>/dev/null)" = "gpsphcd-state 1" ] && [ -n "$tai" ] &&
-		[ -n "$phc" ] && [ -n "$at" ] &&
-		[ $((phc - tai)) -ge 0 ] && [ $((phc - tai)) -le 75 ] &&
-		[ $((tai - $(cat "$(sysdev)/tai_utc") - at)) -ge -2 ] &&
-		[ $((tai - $(cat "$(sysdev)/tai_utc") - at)) -le 2 ]
-}
-check state_file_written_with_the_phcs_time within 150 state_right
-diag "$state_file: $(tr '\n' ' ' <$state_file 2>&1), written $(stat -c %y $state_file 2>&1); PHC TAI $(phc_now)"
 
 # gpsd on gpsphcd's pty (nmea_pty) and the clock's PPS source, checked
 # with gpsd's own client: gpspipe -w for $1 seconds (-P: PPS reports
@@ -160,6 +142,27 @@ check gpsd_tpv_from_the_pty_with_the_phcs_utc tpv_right 8
 check gpsd_pps_messages_from_the_clocks_pps pps_messages 8
 check gpsd_left_the_receivers_tty_alone names_right
 gpsd_show
+
+# The state file (after gpsd's checks, which take the time it needs
+# to be written): the image's ttyGPSSIM0.conf sets trust_s = 60, so it is
+# written once the labels have agreed for a minute (15 min by default),
+# and again every minute. last_good_tai is the label just sent when it
+# was written: its mtime in TAI to the second, and a minute at most
+# behind the PHC.
+state_file=/var/lib/gpsphc/$tty.state
+state_right() {
+	local tai at phc
+	tai=$(sed -n 's/^last_good_tai \([0-9]*\)$/\1/p' $state_file 2>/dev/null)
+	at=$(stat -c %Y $state_file 2>/dev/null)
+	phc=$(phc_now)
+	[ "$(head -n1 $state_file 2>/dev/null)" = "gpsphcd-state 1" ] && [ -n "$tai" ] &&
+		[ -n "$phc" ] && [ -n "$at" ] &&
+		[ $((phc - tai)) -ge 0 ] && [ $((phc - tai)) -le 75 ] &&
+		[ $((tai - $(cat "$(sysdev)/tai_utc") - at)) -ge -2 ] &&
+		[ $((tai - $(cat "$(sysdev)/tai_utc") - at)) -le 2 ]
+}
+check state_file_written_with_the_phcs_time within 150 state_right
+diag "$state_file: $(tr '\n' ' ' <$state_file 2>&1), written $(stat -c %y $state_file 2>&1); PHC TAI $(phc_now)"
 
 if [ $boot = 1 ]; then
 	# kill -9: systemd restarts gpsphcd with the tty from its fd store.
