@@ -213,10 +213,16 @@ int main(int argc, char **argv)
 		printf("utc 0 UTC clock - TAI clock off -37/-38 s by up to %lld ns (bound %lld ns)\n",
 		       diff_worst, DIFF_BOUND_NS);
 	} else {
+		/* Less what the clock's rate before the step accounts for. */
+		double rate = j > 1 ? (double)(s[j - 1].utc.dev - s[j - 1].utc.raw -
+					      (s[0].utc.dev - s[0].utc.raw)) /
+				      (s[j - 1].utc.raw - s[0].utc.raw) : 0;
+
 		hms(s[j - 1].utc.dev, a, sizeof(a));
 		hms(s[j].utc.dev, b, sizeof(b));
-		printf("utc 1 seconds read %s; stepped by %+lld ns (-1 s %+lld ns) between readings %lld ns apart, from %s.%09lld to %s.%09lld (TAI %lld.%09lld -> %lld.%09lld); elsewhere |Δclock - Δraw| at most %lld ns; UTC - TAI = -37/-38 s within %lld ns\n",
-		       seq, step, step + NSEC_PER_SEC, step_draw,
+		printf("utc 1 seconds read %s; stepped by %+lld ns (-1 s %+lld ns, %+.0f ns less the clock's rate of %+.1f ppm) between readings %lld ns apart, from %s.%09lld to %s.%09lld (TAI %lld.%09lld -> %lld.%09lld); elsewhere |Δclock - Δraw| at most %lld ns; UTC - TAI = -37/-38 s within %lld ns\n",
+		       seq, step, step + NSEC_PER_SEC,
+		       step + NSEC_PER_SEC - rate * step_draw, rate * 1e6, step_draw,
 		       a, s[j - 1].utc.dev % NSEC_PER_SEC, b, s[j].utc.dev % NSEC_PER_SEC,
 		       s[j - 1].tai.dev / NSEC_PER_SEC, s[j - 1].tai.dev % NSEC_PER_SEC,
 		       s[j].tai.dev / NSEC_PER_SEC, s[j].tai.dev % NSEC_PER_SEC,
