@@ -452,6 +452,16 @@ else
 	logs
 fi
 echo "# the leap-second part took $(since_s "$leap_t0") s"
+# For the record: the TAI clock's PPS counters, the pulses' latency (raw
+# - intended) in the leap part, and phc2sys from midnight on.
+c=
+for f in pps_edges pps_missed outliers spurious; do
+	c="$c $f $(cat "$dev/statistics/$f" 2>/dev/null)"
+done
+echo "# TAI clock:$c"
+awk '$2 >= 0 && $3 == 1 { d = ($5 - $4) / 1000; n++; if (d > m) m = d }
+     END { if (n) printf "# pulses: %d rising edges, latency at most %d us\n", n, m }' "$SIM_CTL/edges"
+sed -n '/suspended due to leap second/,$p' "$T/phc2sys.log" | head -n 12 | sed 's/^/# phc2sys: /'
 grep -e 'announces' -e 'leap' "$T/gpsphcd.log" | sed 's/^/# gpsphcd: /'
 grep -i -e 'leap' "$T/phc2sys.log" | head -n 5 | sed 's/^/# phc2sys: /'
 exit $fail
