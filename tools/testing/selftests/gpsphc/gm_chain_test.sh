@@ -419,6 +419,7 @@ fi
 # Across midnight: the servos' states, the TAI clock's offset and steps,
 # sampled.
 steps0=$(cat "$dev/statistics/steps" 2>/dev/null)
+usteps0=$(cat "$udev/statistics/steps" 2>/dev/null)
 states=
 ustates=
 worst=0
@@ -463,7 +464,7 @@ fi
 if [ "$ustates" = " locked" ] && [ "${utc_said%% *}" = 1 ]; then
 	ok "leap_utc_clock: the clock in scale utc ($uptp, servo locked throughout): ${utc_said#1 }"
 else
-	not_ok "leap_utc_clock: the clock in scale utc (${uptp:-none}, servo [$ustates ]): ${utc_said:-no reading}"
+	not_ok "leap_utc_clock: the clock in scale utc (${uptp:-none}, servo [$ustates ], steps $usteps0 -> $(cat "$udev/statistics/steps" 2>/dev/null)): ${utc_said:-no reading}"
 	sed 's/^/# leap_watch: /' "$T/leap_watch.out"
 	[ -f "$T/gpsphcd-utc.log" ] && tail -n 15 "$T/gpsphcd-utc.log" | sed 's/^/# gpsphcd-utc: /'
 fi

@@ -97,6 +97,7 @@ int main(int argc, char **argv)
 {
 	long long leap, mid, deadline, diff_worst = 0, tai_worst, tai_draw;
 	long long step = 0, step_draw = 0, cont_worst = 0;
+	long long other = 0, other_draw = 0, other_at = 0;
 	int fd_tai, fd_utc, n = 0, i, j = -1, others = 0, tai_steps;
 	char seq[128] = "", a[16], b[16];
 	struct phc_xts x = { 0 };
@@ -195,14 +196,17 @@ int main(int argc, char **argv)
 			step = moved;
 			step_draw = draw;
 		} else {
+			if (!others || llabs_(moved) > llabs_(other))
+				other = moved, other_draw = draw, other_at = s[i].utc.dev;
 			others++;
 		}
 	}
 	if (len >= sizeof(seq))
 		len = sizeof(seq) - 1;
 	if (j < 0 || others) {
-		printf("utc 0 %s one step of -1 s (%d other steps) in %d readings; seconds read: %s\n",
-		       j < 0 ? "no" : "not only", others, n, seq);
+		printf("utc 0 %s one step of -1 s (%d other steps, the largest %+lld ns in %lld ns before %s.%09lld) in %d readings; seconds read: %s\n",
+		       j < 0 ? "no" : "not only", others, other, other_draw,
+		       hms(other_at, a, sizeof(a)), other_at % NSEC_PER_SEC, n, seq);
 	} else if (!(s[j - 1].utc.dev < mid && s[j - 1].utc.dev >= mid - NSEC_PER_SEC &&
 		     s[j].utc.dev + NSEC_PER_SEC >= mid)) {
 		printf("utc 0 stepped by %lld ns, but from %lld to %lld ns, not across %lld s\n",
