@@ -13,8 +13,8 @@
  * until the UTC clock reads 00:00:00.5 after the repeated second.
  *
  * Between two readings Δraw apart, a clock whose rate stays within its
- * ±500 ppm range moves by Δraw ± (Δraw / 2000 + 100 ns); anything else is
- * a step. Expected:
+ * ±500 ppm range moves by Δraw ± Δraw / 2000, plus SLACK_NS; anything
+ * else is a step. Expected:
  * - the TAI clock never steps;
  * - the UTC clock steps once, by -1 s within that bound, between a
  *   reading before and one after its own 00:00:00 (the instant the TAI
@@ -51,10 +51,21 @@ struct sample {
 
 static struct sample s[MAX_SAMPLES];
 
+/*
+ * The servo applies a new rate from the edge's timestamp on, when it runs
+ * in the DCD interrupt just after it: a reading taken in between is off
+ * by the rate change times that delay. On hardware that is microseconds
+ * (picoseconds of error); under TCG the other vCPU may run a whole time
+ * slice there: the likely cause of one movement of the UTC clock beyond
+ * the bound with a 100 ns slack on 6.1 (its size was not recorded). The
+ * whole range, 1000 ppm, for 20 ms is 20 us.
+ */
+#define SLACK_NS	20000LL
+
 /* What a clock may move beyond Δraw between readings Δraw apart. */
 static long long rate_bound(long long draw)
 {
-	return draw / 2000 + 100;
+	return draw / 2000 + SLACK_NS;
 }
 
 /* "HH:MM:SS" of UTC ns @ns (one past 23:59:59 is 23:59:60 only if told). */
