@@ -26,13 +26,22 @@
 # 6 s after the last edge, gpsphcd reads the servo once a second and the
 # slave gets an announce every 0.5 s.
 #
-# Runs last: phc2sys leaves CLOCK_REALTIME stepped (by less than a second)
-# and the kernel's TAI offset at 37.
+# Then a leap second at the end of 2026-12-31 (details further down):
+# leap61 on the slave before midnight and cleared after, CLOCK_REALTIME
+# from phc2sys -w right on both sides, the clock in TAI without a step,
+# and a second clock, in scale utc on ttyGPSSIM3, reading 23:59:59 twice
+# (leap_watch).
+#
+# Runs last: it leaves CLOCK_REALTIME in 2027 and the kernel's TAI offset
+# at 38.
 ksft_skip=4
 DIR=$(cd "$(dirname "$0")" && pwd)
 port=2
 tty=/dev/ttyGPSSIM$port
 SIM_CTL=/sys/kernel/debug/gpsphc_sim/ttyGPSSIM$port
+# The leap second's clock in scale utc.
+UTC_PORT=3
+UTC_CTL=/sys/kernel/debug/gpsphc_sim/ttyGPSSIM$UTC_PORT
 . "$DIR/receiver.sh"
 . "$DIR/ptp4l_gm.sh"
 GM_CONF=${GM_CONF:-$DIR/ptp4l-gm.conf}
@@ -79,13 +88,17 @@ T=$(mktemp -d /tmp/gpsphc-gmchain.XXXXXX) || exit 1
 RX_PID=
 D_PID=
 P2S_PID=
+U_PID=
+W_PID=
 cleanup() {
 	trap '' INT TERM
 	trap - EXIT
 	echo 0 >"$SIM_CTL/pulse_enable"
-	gm_stop $RX_PID $P2S_PID $D_PID $GM_PID $CL_PID
+	echo 0 >"$UTC_CTL/pulse_enable" 2>/dev/null
+	gm_stop $RX_PID $P2S_PID $D_PID $U_PID $W_PID $GM_PID $CL_PID
 	gm_net_down
 	echo 0 >"$SIM_CTL/msr_gate"
+	echo 0 >"$UTC_CTL/msr_gate" 2>/dev/null
 	# phc2sys steered CLOCK_REALTIME's frequency: leave it at 0.
 	phc_ctl CLOCK_REALTIME freq 0 >/dev/null 2>&1
 	[ -n "${KEEP:-}" ] && echo "# kept $T" || rm -rf "$T"
@@ -118,7 +131,7 @@ logs() {
 }
 
 echo "TAP version 13"
-echo "1..12"
+echo "1..13"
 
 # --- the network: both ptp4l ----------------------------------------------
 setup_net() {
@@ -139,6 +152,9 @@ fi
 # --- the receiver, gpsphcd, phc2sys ----------------------------------------
 echo 1 >"$SIM_CTL/msr_gate"	# an 8250: DCD interrupts only via TIOCMIWAIT
 echo 0 >"$SIM_CTL/pulse_ppb"
+# receiver counts the rising edges in the log of the last 4096 edges every
+# 50 ms: start it empty, not as full as earlier tests left it.
+echo >"$SIM_CTL/edges"
 echo 1 >"$SIM_CTL/pulse_enable"
 receiver 600 &
 RX_PID=$!
@@ -241,31 +257,37 @@ fi
 grep 'announces' "$T/gpsphcd.log" | sed 's/^/# gpsphcd: /'
 
 # --- a leap second ---------------------------------------------------------
-# Not yet in make check: its device wait was fixed after its last VM run
-# and the run (about 4 min) has not been repeated since. GM_CHAIN_LEAP=1
-# runs it; otherwise its five results are reported as skipped.
-if [ "${GM_CHAIN_LEAP:-0}" != 1 ]; then
-	for name in leap61_announced leap_system_clock_before leap61_cleared \
-		    leap_phc_no_step leap_system_clock_after; do
-		n=$((n + 1))
-		echo "ok $n gm_chain $name # SKIP the leap-second run is opt-in for now (GM_CHAIN_LEAP=1)"
-	done
-	exit $fail
-fi
 # The guest's clock is set LEAP_LEAD_S before the end of 2026-12-31, and
 # gpsphcd reads tzdata's leap-seconds.list plus a positive leap second
 # there (4007750400 38, 2027-01-01 in NTP seconds; the #h hash
 # recomputed, gpsphcd checks it). The receiver counts pulses from the
 # clock's second at its first edge, so its sentences say 23:59:60 as a
 # real receiver's do (receiver.sh's read CLOCK_REALTIME, which phc2sys
-# steers and the kernel repeats 23:59:59 on). phc2sys -w starts once the
-# grandmaster announces leap61, as it reads ptp4l's flags only every
-# minute after its start. Expected: leap61 on the slave before midnight,
-# CLOCK_REALTIME = PHC - 37 s; after it currentUtcOffset 38 and no leap61,
-# CLOCK_REALTIME = PHC - 38 s (the kernel inserted the second); the PHC,
-# in TAI, never stepped: the servo stays locked with no step.
+# steers and the kernel repeats 23:59:59 on). It feeds a second gpsphc
+# clock too, on ttyGPSSIM$UTC_PORT in scale utc, with a gpsphcd of its
+# own (no --ptp4l-socket: one gpsphcd per ptp4l); both ports' pulses come
+# at whole seconds of CLOCK_MONOTONIC_RAW, so one edge is both ports'.
+#
+# The lead is what it takes before midnight to attach (10 s at most), lock
+# and have leap61 on the slave (10 to 15 s in the VM, but the first part
+# has seen 38 s on a busy machine; leap61 may take LEAP_LEAD_S - 15 s),
+# step CLOCK_REALTIME and start phc2sys -w (below). phc2sys reads ptp4l's
+# currentUtcOffset and leap flags when it starts and then only every
+# minute, so it starts once the grandmaster announces leap61; from then
+# on it needs no new reading: at midnight it takes TAI - UTC one more
+# itself (and has the kernel insert the second), which is what ptp4l
+# says a moment later.
+#
+# Expected: leap61 on the slave before midnight, CLOCK_REALTIME = PHC -
+# 37 s; after it currentUtcOffset 38 and no leap61, CLOCK_REALTIME = PHC -
+# 38 s (the kernel inserted the second); the TAI clock never stepped (the
+# servo stays locked with no step, and leap_watch's readings show none);
+# the UTC clock steps back exactly 1 s when it would read 00:00:00, so it
+# reads 23:59:59 twice (leap_watch).
 LEAP_UTC=1798761600
-LEAP_LEAD_S=${LEAP_LEAD_S:-120}
+LEAP_LEAD_S=${LEAP_LEAD_S:-60}
+# The receiver stops this long after midnight (the test is done by then).
+LEAP_AFTER_S=30
 WANT_LEAP61="6 0x23 0x4e5d 37 1 0 1 1 1 1 0x20"
 WANT_LEAP_DONE="6 0x23 0x4e5d 38 0 0 1 1 1 1 0x20"
 
@@ -291,9 +313,9 @@ make_leapfile() {
 
 # leap_receiver SECONDS LEAP_UTC: receiver.sh's receiver, but the second
 # of each edge is counted from the first, and the one at LEAP_UTC is
-# 23:59:60 of the day before.
+# 23:59:60 of the day before. Each sentence goes to both ports.
 leap_receiver() {
-	local end seen now c u t d
+	local end seen now c u t d s
 
 	end=$(($(uptime_s) + $1))
 	seen=$(rising_edges)
@@ -307,11 +329,28 @@ leap_receiver() {
 			[ "$c" -ge "$2" ] && u=$((c - 1))
 			t=$(date -u -d "@$u" +%H%M%S) d=$(date -u -d "@$u" +%d%m%y)
 			[ "$c" = "$2" ] && t=235960
+			s=$(nmea "GPRMC,$t.00,A,4807.038,N,01131.000,E,0.0,0.0,$d,,,A")
 			sleep 0.15
-			nmea "GPRMC,$t.00,A,4807.038,N,01131.000,E,0.0,0.0,$d,,,A" >"$SIM_CTL/rx"
+			printf '%s\n' "$s" >"$SIM_CTL/rx"
+			printf '%s\n' "$s" >"$UTC_CTL/rx" 2>/dev/null
 		fi
 		sleep 0.05
 	done
+}
+
+# The UTC-scale clock's device, on ttyGPSSIM$UTC_PORT.
+utc_dev() { port=$UTC_PORT gpsphc_dev; }
+have_utc_dev() { [ -n "$(utc_dev)" ]; }
+utc_locked() { grep -qx locked "$udev/servo_state" 2>/dev/null; }
+
+# pulses PORT_CTL: the simulated receiver's pulses on a port, on time
+# (no frequency error, jitter, misses or spikes), from the next whole
+# second of CLOCK_MONOTONIC_RAW on.
+pulses() {
+	echo 0 >"$1/pulse_enable" &&
+	echo 0 >"$1/pulse_ppb" && echo 0 >"$1/pulse_jitter_ns" &&
+	echo 0 >"$1/pulse_spike_every" && echo >"$1/pulse_miss" &&
+	echo 1 >"$1/msr_gate" && echo 1 >"$1/pulse_enable"
 }
 
 leap_setup() {
@@ -319,27 +358,53 @@ leap_setup() {
 	gm_stop $P2S_PID $D_PID
 	P2S_PID= D_PID=
 	make_leapfile /usr/share/zoneinfo/leap-seconds.list "$T/leap.list" || return 1
+	[ -d "$UTC_CTL" ] || return 1
 	date -u -s "$(date -u -d "@$((LEAP_UTC - LEAP_LEAD_S))" '+%Y-%m-%d %H:%M:%S')" >/dev/null || return 1
-	echo 1 >"$SIM_CTL/pulse_enable"
-	leap_receiver $((LEAP_LEAD_S + 120)) $LEAP_UTC &
+	echo >"$SIM_CTL/edges"
+	pulses "$SIM_CTL" && pulses "$UTC_CTL" || return 1
+	leap_receiver $((LEAP_LEAD_S + LEAP_AFTER_S)) $LEAP_UTC &
 	RX_PID=$!
 	gpsphcd --baud 9600 --state "$T/state.leap" --leapfile "$T/leap.list" \
 		--ptp4l-socket "$T/gm" --ptp4l-gm holdover=$HOLDOVER $tty \
 		>"$T/gpsphcd.log" 2>&1 &
 	D_PID=$!
-	until_s 10 have_dev || return 1
+	gpsphcd --baud 9600 --state "$T/state.utc" --leapfile "$T/leap.list" \
+		--scale utc /dev/ttyGPSSIM$UTC_PORT >"$T/gpsphcd-utc.log" 2>&1 &
+	U_PID=$!
+	t0=$(uptime_cs)
+	until_s 10 have_dev && until_s 10 have_utc_dev || return 1
 	dev=$(gpsphc_dev)
 	ptp=/dev/$(cat "$dev/ptp_device")
-	t0=$(uptime_cs)
-	wait_for $((LEAP_LEAD_S - 10)) "$WANT_LEAP61" client_view || return 1
+	udev=$(utc_dev)
+	uptp=/dev/$(cat "$udev/ptp_device")
+	wait_for $((LEAP_LEAD_S - 15)) "$WANT_LEAP61" client_view || return 1
 	[ "$(date +%s)" -lt $LEAP_UTC ] || return 1
-	phc2sys -s "$ptp" -c CLOCK_REALTIME -w -z "$T/gm" -m >"$T/phc2sys.log" 2>&1 &
+	# A step of CLOCK_REALTIME after the kernel was told to insert the
+	# leap second (STA_INS) makes it forget the leap: the step clears its
+	# leap timer and STA_INS stays set, so nothing re-arms it. phc2sys -w
+	# started now would do exactly that (STA_INS at its first update, its
+	# first step on the next), and at midnight CLOCK_REALTIME would be a
+	# second ahead until phc2sys slewed it away (10 s at its 10 %). So a
+	# phc2sys that knows nothing of the leap steps the clock first, and
+	# phc2sys -w starts without a first step (-F 0).
+	phc2sys -s "$ptp" -c CLOCK_REALTIME -O -37 -m >"$T/phc2sys-step.log" 2>&1 &
 	P2S_PID=$!
+	until_s 10 sys_tai_ok 37
+	gm_stop $P2S_PID
+	phc2sys -s "$ptp" -c CLOCK_REALTIME -w -F 0 -z "$T/gm" -m >"$T/phc2sys.log" 2>&1 &
+	P2S_PID=$!
+	# Both clocks read from 23:59:57.5 to 00:00:00.5 (UTC), once the UTC
+	# clock is labelled (before, it reads CLOCK_REALTIME + 37 s).
+	until_s 10 utc_locked
+	"$DIR/leap_watch" "$ptp" "$uptp" $LEAP_UTC $((LEAP_LEAD_S + 5)) \
+		>"$T/leap_watch.out" 2>&1 &
+	W_PID=$!
 }
+leap_t0=$(uptime_cs)
 if leap_setup; then
 	ok "leap61_announced: the slave has [$got] at $(date -u +%T) ($(since_s "$t0") s after gpsphcd attached; servo $(cat "$dev/servo_state"), leap $(cat "$dev/leap") at $(cat "$dev/leap_utc"))"
 else
-	not_ok "leap61_announced: the slave has [${got:-}] at $(date -u +%T), not [$WANT_LEAP61] before midnight"
+	not_ok "leap61_announced: the slave has [${got:-}] at $(date -u +%T), not [$WANT_LEAP61] before midnight (devices ${dev:-none} ${udev:-none})"
 	grep -i 'leap' "$T/gpsphcd.log" | head -n 5 | sed 's/^/# gpsphcd: /'
 	logs
 fi
@@ -351,39 +416,76 @@ else
 	logs
 fi
 
-# Across midnight: the servo's state, offset and steps, sampled.
+# Across midnight: the servos' states, the TAI clock's offset and steps,
+# sampled.
 steps0=$(cat "$dev/statistics/steps" 2>/dev/null)
+usteps0=$(cat "$udev/statistics/steps" 2>/dev/null)
 states=
+ustates=
 worst=0
-until [ "$(date +%s)" -ge $((LEAP_UTC + 3)) ] || [ $(($(date +%s) + 200)) -lt $LEAP_UTC ]; do
+until [ "$(date +%s)" -ge $((LEAP_UTC + 1)) ] || [ $(($(date +%s) + 2 * LEAP_LEAD_S)) -lt $LEAP_UTC ]; do
 	read -r st <"$dev/servo_state" || break
 	read -r o <"$dev/offset_ns" || break
 	case " $states " in *" $st "*) ;; *) states="$states $st" ;; esac
+	read -r st <"$udev/servo_state" || break
+	case " $ustates " in *" $st "*) ;; *) ustates="$ustates $st" ;; esac
 	o=${o#-}
 	[ "$o" -le "$worst" ] || worst=$o
 	sleep 0.25
 done
+# Right after midnight (before anything could slew a second away):
+# CLOCK_REALTIME = PHC - 38 s, and the kernel said it inserted the second.
+sys_err=
+sys_after_at=
+if until_s 2 sys_tai_ok 38; then
+	sys_after_at=$(date -u +%T)
+fi
 t0=$(uptime_cs)
 if wait_for "$WAIT_S" "$WANT_LEAP_DONE" client_view; then
-	ok "leap61_cleared: the slave has [$got] at $(date -u +%T), $(since_s "$t0") s after 00:00:03 (tai_utc $(cat "$dev/tai_utc"), leap $(cat "$dev/leap"))"
+	ok "leap61_cleared: the slave has [$got] at $(date -u +%T), $(since_s "$t0") s after 00:00:01 (tai_utc $(cat "$dev/tai_utc"), leap $(cat "$dev/leap"))"
 else
 	not_ok "leap61_cleared: the slave has [$got] at $(date -u +%T), not [$WANT_LEAP_DONE]"
 	logs
 fi
+[ -n "${W_PID:-}" ] && wait "$W_PID" 2>/dev/null
+W_PID=
+watch_said() { sed -n "s/^$1 //p" "$T/leap_watch.out" 2>/dev/null; }
+tai_said=$(watch_said tai)
+utc_said=$(watch_said utc)
 steps1=$(cat "$dev/statistics/steps" 2>/dev/null)
-if [ "$states" = " locked" ] && [ -n "$steps0" ] && [ "$steps0" = "$steps1" ]; then
-	ok "leap_phc_no_step: across midnight the servo stayed locked, no step ($steps1 in all), |offset_ns| at most $worst"
+if [ "$states" = " locked" ] && [ -n "$steps0" ] && [ "$steps0" = "$steps1" ] &&
+	[ "${tai_said%% *}" = 1 ]; then
+	ok "leap_phc_no_step: across midnight the servo stayed locked, no step ($steps1 in all), |offset_ns| at most $worst; the TAI clock, read by leap_watch: ${tai_said#1 }"
 else
-	not_ok "leap_phc_no_step: across midnight the servo was [$states ], steps $steps0 -> $steps1, |offset_ns| at most $worst"
+	not_ok "leap_phc_no_step: across midnight the servo was [$states ], steps $steps0 -> $steps1, |offset_ns| at most $worst; the TAI clock: ${tai_said:-no reading}"
+	sed 's/^/# leap_watch: /' "$T/leap_watch.out"
 	logs
 fi
-sys_err=
-if until_s 20 sys_tai_ok 38; then
-	ok "leap_system_clock_after: CLOCK_REALTIME = PHC - 38 s at $(date -u +%T) (the kernel inserted the second), off by $sys_err ns"
+if [ "$ustates" = " locked" ] && [ "${utc_said%% *}" = 1 ]; then
+	ok "leap_utc_clock: the clock in scale utc ($uptp, servo locked throughout): ${utc_said#1 }"
 else
-	not_ok "leap_system_clock_after: CLOCK_REALTIME - (PHC - 38 s) = ${sys_err:-?} ns at $(date -u +%T)"
+	not_ok "leap_utc_clock: the clock in scale utc (${uptp:-none}, servo [$ustates ], steps $usteps0 -> $(cat "$udev/statistics/steps" 2>/dev/null)): ${utc_said:-no reading}"
+	sed 's/^/# leap_watch: /' "$T/leap_watch.out"
+	[ -f "$T/gpsphcd-utc.log" ] && tail -n 15 "$T/gpsphcd-utc.log" | sed 's/^/# gpsphcd-utc: /'
+fi
+inserted=$(dmesg | grep -c 'inserting leap second 23:59:60 UTC')
+if [ -n "$sys_after_at" ] && [ "$inserted" = 1 ]; then
+	ok "leap_system_clock_after: CLOCK_REALTIME = PHC - 38 s at $sys_after_at, off by $sys_err ns (the kernel: \"Clock: inserting leap second 23:59:60 UTC\")"
+else
+	not_ok "leap_system_clock_after: CLOCK_REALTIME - (PHC - 38 s) = ${sys_err:-?} ns by 00:00:03; the kernel's \"inserting leap second\" messages: $inserted"
 	logs
 fi
+echo "# the leap-second part took $(since_s "$leap_t0") s"
+# For the record: the TAI clock's PPS counters, the pulses' latency (raw
+# - intended) in the leap part, and phc2sys from midnight on.
+c=
+for f in pps_edges pps_missed outliers spurious; do
+	c="$c $f $(cat "$dev/statistics/$f" 2>/dev/null)"
+done
+echo "# TAI clock:$c"
+awk '$2 >= 0 && $3 == 1 { d = ($5 - $4) / 1000; n++; if (d > m) m = d }
+     END { if (n) printf "# pulses: %d rising edges, latency at most %d us\n", n, m }' "$SIM_CTL/edges"
+sed -n '/suspended due to leap second/,$p' "$T/phc2sys.log" | head -n 12 | sed 's/^/# phc2sys: /'
 grep -e 'announces' -e 'leap' "$T/gpsphcd.log" | sed 's/^/# gpsphcd: /'
 grep -i -e 'leap' "$T/phc2sys.log" | head -n 5 | sed 's/^/# phc2sys: /'
 exit $fail
