@@ -91,7 +91,7 @@ progs="/usr/sbin/phc2sys /usr/sbin/phc_ctl /usr/sbin/ts2phc /usr/sbin/ptp4l /usr
 # gm_chain_test.sh: bash; iproute2's ip in /bin, before busybox's (which
 # has no netns); veth, a module in Debian's kernels (uncompressed: the
 # guest's insmod is busybox's); /var/run for pmc's, phc2sys's and
-# gpsphcd's sockets; the grandmaster's config file.
+# gpsphcd's sockets; the grandmaster's and ts2phc's config files.
 cp /bin/bash "$STAGE/bin/bash"
 cp "$(command -v ip)" "$STAGE/bin/ip"
 progs="$progs $STAGE/bin/bash $STAGE/bin/ip"
@@ -105,7 +105,7 @@ case $veth in
 *) cp "$veth" "$STAGE/lib/modules/$KVER/veth.ko" ;;
 esac
 ln -s ../run "$STAGE/var/run"
-cp "$TOP/userspace/examples/ptp4l-gm.conf" "$STAGE/tests/"
+cp "$TOP/userspace/examples/ptp4l-gm.conf" "$TOP/userspace/examples/ts2phc-gpsphc.conf" "$STAGE/tests/"
 for p in $progs; do
 	case $p in "$STAGE"/*) ;; *) cp "$p" "$STAGE/sbin/" ;; esac
 done
