@@ -197,6 +197,23 @@ if [ $boot = 1 ]; then
 	check kill9_gpsd_tpv_resume within 60 gpsd_tpv_again
 	gpsd_show
 
+	# systemctl restart: a restart job keeps the fd store (the unit is
+	# not garbage-collected between its stop and its start, systemd
+	# 252), so the clock stays and the new gpsphcd takes it over, as
+	# the admin guide says. systemctl returns once the new one is ready.
+	d0=$(sysdev)
+	ptp0=$(readlink -f /dev/gpsphc/$tty/ptp)
+	pid0=$(prop MainPID)
+	took0=$(journalctl -b -u $unit -o cat | grep -c "took over ${d0##*/}")
+	systemctl restart $unit
+	diag "after systemctl restart: ${d0##*/} $(cat "$d0/servo_state" 2>/dev/null), $unit $(prop ActiveState)/$(prop SubState), pid $pid0 -> $(prop MainPID)"
+	check restart_new_gpsphcd_ready sh -c "[ \"\$(systemctl show -P MainPID $unit)\" != $pid0 ] && [ \"\$(systemctl show -P ActiveState $unit)\" = active ]"
+	check restart_same_device_same_names \
+		test -n "$d0" -a "$(sysdev)" = "$d0" -a "$(readlink -f /dev/gpsphc/$tty/ptp)" = "$ptp0"
+	check restart_took_over test "$(journalctl -b -u $unit -o cat | grep -c "took over ${d0##*/}")" -eq $((took0 + 1))
+	l0=$(labels)
+	check restart_labels_resume within 30 labels_above $((l0 + 3))
+
 	# The receiver unplugged and plugged back in.
 	echo "0 0" >$ctl/port_present
 	check unplug_stops_the_service within 30 sh -c "[ \"\$(systemctl show -P ActiveState $unit)\" != active ]"
