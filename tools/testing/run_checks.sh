@@ -33,8 +33,9 @@ step() {
 	rc=$?
 	grep -v '^\(ok\|not ok\) ' "$out" | sed -n '/^# \|error\|Error\|warning\|FAIL/p' | head -n 40
 	tally "$where" <"$out"
-	# A crashed guest's last words (run.sh), past the 40 lines above.
-	grep '^# console: ' "$out"
+	# Each guest program's run time and a crashed guest's last words
+	# (run.sh), past the 40 lines above.
+	grep '^# ---- .* took \|^# console: ' "$out"
 	if [ $rc -ne 0 ] && ! grep -q '^not ok ' "$out"; then
 		echo "not ok [$where] $* exited with status $rc" | tee -a "$results"
 		tail -n 30 "$out"
@@ -52,9 +53,9 @@ timed() {
 	echo "# $1 $2: $(( $(date +%s) - t0 )) s"
 }
 
-# Every guest's initramfs first, one after the other: the builds share
-# gpsphcd's and the selftests' build directories, which the two lanes
-# below must then only read. Tests that measure no time run in the
+# The timed guests' initramfs first, one after the other: they build
+# gpsphcd, which the two lanes below then only read, and share the
+# selftests' build directory. Tests that measure no time run in the
 # untimed lane: the attach/detach cycles and the concurrency stress, in a
 # guest of their own per Debian kernel, and the debug kernel's guest. The
 # debug kernel runs what it can see and TCG can time on it (module,
@@ -67,7 +68,7 @@ timed() {
 UNTIMED_TESTS="module_test ldisc_test stress_test"
 DEBUG_TESTS="module_test framing_test netlink_test stress_test ynl_cli_test.sh"
 UNTIMED_BUILD=$TOP/tools/testing/vm/build/untimed
-timed_built= untimed_built=
+timed_built=
 # build KVER VMBUILD TESTS SKIP: one guest's initramfs; its name on success.
 build() {
 	log=$2/build-$1.log
@@ -82,14 +83,9 @@ build() {
 	fi
 }
 for kver in $KVERS; do
-	case $kver in
-	*-gpsphc-debug)
-		untimed_built="$untimed_built $(build "$kver" "$UNTIMED_BUILD" "$DEBUG_TESTS" "" "debug kernel")" ;;
-	*)
-		timed_built="$timed_built $(build "$kver" "$TOP/tools/testing/vm/build" "" \
-			"$UNTIMED_TESTS ynl_cli_test.sh" "timed tests")"
-		untimed_built="$untimed_built $(build "$kver" "$UNTIMED_BUILD" "$UNTIMED_TESTS" "" "untimed tests")" ;;
-	esac
+	case $kver in *-gpsphc-debug) continue ;; esac
+	timed_built="$timed_built $(build "$kver" "$TOP/tools/testing/vm/build" "" \
+		"$UNTIMED_TESTS ynl_cli_test.sh" "timed tests")"
 done
 grep ' build gpsphc.ko' "$results"
 
@@ -107,6 +103,18 @@ trap 'rm -f "$results" "$untimed_log" "$untimed_results"' EXIT
 	done
 	timed step host:packaging sh "$TOP/tools/testing/packaging/test_packaging.sh"
 	timed step lint sh "$TOP/tools/testing/vm/lint.sh" all
+	# The untimed guests' builds have a build directory of their own,
+	# and gpsphcd is built already: they share nothing with the timed
+	# lane's.
+	untimed_built=
+	for kver in $KVERS; do
+		case $kver in
+		*-gpsphc-debug) untimed_built="$untimed_built $(build "$kver" "$UNTIMED_BUILD" \
+			"$DEBUG_TESTS" "" "debug kernel")" ;;
+		*) untimed_built="$untimed_built $(build "$kver" "$UNTIMED_BUILD" \
+			"$UNTIMED_TESTS" "" "untimed tests")" ;;
+		esac
+	done
 	for kver in $untimed_built; do
 		case $kver in *-gpsphc-debug) where=$kver ;; *) where="$kver untimed" ;; esac
 		GPSPHC_VM_BUILD=$UNTIMED_BUILD GPSPHC_VM_UNTIMED=1 \
