@@ -416,7 +416,12 @@ static int live_request(struct live *l, struct nl_msg *msg, const char *what,
 	 */
 	while (ret >= 0 && !l->answered)
 		ret = nl_recvmsgs(l->req, nlcb);
-	if (ret >= 0 && l->ack_err) {
+	/*
+	 * The kernel's error ends nl_recvmsgs() with libnl's translation of
+	 * it (live_err_cb() returns NL_STOP): report the kernel's own errno
+	 * and extack message instead, and keep @quiet quiet.
+	 */
+	if (l->answered && l->ack_err) {
 		if (l->ack_err != quiet)
 			log_msg(LOG_ERR, "%s: %s%s%s", what,
 				strerror(-l->ack_err), l->ack_msg[0] ? ": " : "",

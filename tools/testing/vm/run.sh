@@ -22,8 +22,9 @@ OUT=${GPSPHC_VM_BUILD:-$TOP/tools/testing/vm/build}/$KVER
 log=$OUT/console.log
 # One timing-sensitive guest at a time on this machine: wait for the
 # others (a developer's, a helper's) to finish before booting.
-# GPSPHC_VM_UNTIMED=1 says this guest's tests measure no time (the debug
-# kernel's): it may run beside a timed guest, one such at a time.
+# GPSPHC_VM_UNTIMED=1 says this guest's tests measure no time, or none
+# finer than a millisecond (make check's untimed lane): it may run beside
+# a timed guest, one such at a time.
 lock=gpsphc-vm.lock
 [ "${GPSPHC_VM_UNTIMED:-0}" = 1 ] && lock=gpsphc-vm-untimed.lock
 exec 9>"${TMPDIR:-/tmp}/$lock"

@@ -8,8 +8,10 @@
 # receiver sends GGA and RMC each second with the pulse generator off,
 # gpsphcd labels the first sentence of each second, the kernel takes every
 # label, locks, and its clock agrees with CLOCK_REALTIME + TAI-UTC.
-# Last, --servo off: the kernel leaves the clock alone (for ts2phc), and
-# gpsphcd prints its labels but sends none.
+# Then --servo off: the kernel leaves the clock alone (for ts2phc), and
+# gpsphcd prints its labels but sends none. Last, the servo turned off
+# under a running gpsphcd: it says once why the kernel refuses its labels,
+# in the kernel's words, and when they are taken again.
 ksft_skip=4
 port=2
 tty=/dev/ttyGPSSIM$port
@@ -34,7 +36,7 @@ tap_n=0
 fails=0
 
 echo "TAP version 13"
-echo "1..20"
+echo "1..23"
 echo 1 >"$SIM_CTL/msr_gate"	# an 8250: DCD interrupts only via TIOCMIWAIT
 echo 0 >"$SIM_CTL/pulse_ppb"
 echo 1 >"$SIM_CTL/pulse_enable"
@@ -195,4 +197,31 @@ kill "$daemon"
 wait "$daemon"
 daemon=
 [ $fails -eq "$fails_before" ] || sed 's/^/# /' "$work/off.err" | tail -n 20
+
+# The servo turned off by sysfs under a running gpsphcd: the kernel
+# refuses each label with EBUSY and an extack message. gpsphcd says so
+# once, with the kernel's reason (not libnl's name for the errno), logs no
+# error per refused label, and says when the kernel takes them again.
+fails_before=$fails
+gpsphcd --baud 9600 --state "$work/busy.state" $tty 2>"$work/busy.err" &
+daemon=$!
+sleep 1
+dev=$(gpsphc_dev)
+[ -n "$dev" ] || dev=/nonexistent
+receiver 4
+echo off >"$dev/servo"
+receiver 5
+echo on >"$dev/servo"
+receiver 4
+check "servo_turned_off_refusal_said_once_in_the_kernels_words" \
+	test "$(grep -c "labels are printed, not taken" "$work/busy.err")" -eq 1 -a \
+	"$(grep -c "Device or resource busy: the servo is off (GPSPHC_A_DEV_SERVO_OFF): something else steers this clock" "$work/busy.err")" -eq 1
+check "servo_turned_off_no_error_per_refused_label" \
+	test "$(grep -c '^gpsphcd: labelling' "$work/busy.err")" -eq 1
+check "servo_turned_on_labels_taken_again" \
+	grep -q '^gpsphcd: the kernel takes labels again (labelling edge ' "$work/busy.err"
+kill "$daemon"
+wait "$daemon"
+daemon=
+[ $fails -eq "$fails_before" ] || sed 's/^/# /' "$work/busy.err" | tail -n 20
 exit $((fails > 0))
