@@ -123,15 +123,17 @@ struct gpsphc_clock_settings {
 };
 
 /**
- * struct gpsphc_label_ring - the newest inputs a label may name
- * @seq:	their sequence numbers (PPS or sentence), a ring
- * @raw:	their CLOCK_MONOTONIC_RAW timestamps
- * @count:	inputs recorded, ever
+ * struct gpsphc_count - what the servo made of one input
+ * @counted:	it starts a second, by the servo's count
+ * @second:	with @counted, its number in that count: seconds since the
+ *		first input counted, missed ones included
+ *
+ * Filled in by the servo glue as the input is counted, and carried by the
+ * input's notification, so that userspace labels what the servo counted.
  */
-struct gpsphc_label_ring {
-	u32 seq[GPSPHC_LABEL_HISTORY];
-	u64 raw[GPSPHC_LABEL_HISTORY];
-	u32 count;
+struct gpsphc_count {
+	bool counted;
+	u64 second;
 };
 
 /**
@@ -160,6 +162,7 @@ struct gpsphc_label {
  * @seq: per-device edge number
  * @edge: %GPSPHC_EDGE_RISING or %GPSPHC_EDGE_FALLING
  * @assert: this is the on-time edge
+ * @count: what the servo made of it (an on-time edge)
  */
 struct gpsphc_pps_event {
 	u64 raw_ns;
@@ -167,6 +170,7 @@ struct gpsphc_pps_event {
 	u32 seq;
 	u8 edge;
 	bool assert;
+	struct gpsphc_count count;
 };
 
 /* Edges waiting for the notification worker; 16 s of pulses at 1 Hz. */
@@ -188,7 +192,9 @@ struct gpsphc_pps_event {
  * @pps_lock:	protects the fields down to @queue_len; taken in the DCD
  *		interrupt
  * @edge:	which edge is on time (assert)
- * @pps_seq:	number of the next edge
+ * @pps_seq:	number of the next edge; the label path reads it
+ *		without the lock (READ_ONCE), to tell a clear edge's seq
+ *		from one not captured yet
  * @last_assert_raw_ns: raw time of the last on-time edge, 0 before one
  * @pps_edges:	edges seen, both kinds
  * @pps_missed:	on-time edges missing, judged from the time between them
@@ -207,9 +213,9 @@ struct gpsphc_pps_event {
  * @ptp:	the PTP clock (/dev/ptpN)
  * @ptp_id:	N of /dev/ptpN, kept for readers racing with detach
  * @phc_lock:	protects every field from @phc_base_raw to
- *		@labels_unmatched: the clock's time base, scale, leap
- *		second, the servo, its settings and what labels are matched
- *		against; the DCD interrupt and the receive path take it, and
+ *		@labels_while_off: the clock's time base, scale, leap
+ *		second, the servo (which names every input by its seq) and
+ *		its settings; the DCD interrupt and the receive path take it, and
  *		each function named *_locked asserts it (lockdep) unless it
  *		works on a structure it is handed rather than the device
  * @phc_base_raw: CLOCK_MONOTONIC_RAW ns of the time base
@@ -231,10 +237,7 @@ struct gpsphc_pps_event {
  * @utc_pending: how far a change of TAI - UTC or leap is confirmed
  * @utc_proposed: the label that proposed it last
  * @servo_notify: a state notification waits for the worker
- * @edge_ring:	the recent on-time edges, for labels
- * @sentence_ring: the recent sentences that started a second (coarse mode)
- * @sentence_next: sequence number the next sentence will get
- * @labels_unmatched: labels naming no recent edge or sentence
+ * @labels_while_off: labels refused because the servo is off
  * @rx_consumed: stream position: bytes of the flip buffer consumed
  * @rx_framed:	stream position: bytes of the flip buffer framed
  * @rx_lookahead_end: stream position after the last lookahead chunk
@@ -288,10 +291,7 @@ struct gpsphc_dev {
 	struct gpsphc_servo_confirm utc_pending;
 	struct gpsphc_label utc_proposed;
 	bool servo_notify;
-	struct gpsphc_label_ring edge_ring;
-	struct gpsphc_label_ring sentence_ring;
-	u32 sentence_next;
-	u64 labels_unmatched;
+	u64 labels_while_off;
 
 	struct gpsphc_framer framer;
 	s64 rx_real_offset_ns;
@@ -342,9 +342,11 @@ void gpsphc_phc_extts_locked(struct gpsphc_dev *gdev, u64 raw);
 
 /* servo_glue.c */
 void gpsphc_servo_glue_init(struct gpsphc_dev *gdev);
-void gpsphc_servo_glue_edge(struct gpsphc_dev *gdev, u64 raw, u32 seq);
+void gpsphc_servo_glue_edge(struct gpsphc_dev *gdev, u64 raw, u32 seq,
+			    struct gpsphc_count *count);
 void gpsphc_servo_glue_sentence(struct gpsphc_dev *gdev,
-				const struct gpsphc_sentence *s);
+				const struct gpsphc_sentence *s,
+				struct gpsphc_count *count);
 void gpsphc_servo_glue_tick(struct gpsphc_dev *gdev);
 void gpsphc_servo_glue_reset_locked(struct gpsphc_dev *gdev);
 int gpsphc_servo_glue_label(struct gpsphc_dev *gdev,
@@ -375,7 +377,8 @@ bool gpsphc_notify_wanted(void);
 void gpsphc_notify_pps(struct gpsphc_dev *gdev,
 		       const struct gpsphc_pps_event *ev);
 void gpsphc_notify_sentence(struct gpsphc_dev *gdev,
-			    const struct gpsphc_sentence *s);
+			    const struct gpsphc_sentence *s,
+			    const struct gpsphc_count *count);
 int gpsphc_fill_dev(struct sk_buff *skb, struct gpsphc_dev *gdev);
 void gpsphc_notify_state(struct gpsphc_dev *gdev);
 void gpsphc_notify_label(struct gpsphc_dev *gdev,

@@ -486,7 +486,7 @@ void gpsphc_notify_pps(struct gpsphc_dev *gdev,
 	msg = gpsphc_ntf_new(gdev, GPSPHC_CMD_PPS_NTF,
 			     nla_total_size(0) +
 			     2 * nla_total_size(sizeof(u32)) +
-			     2 * nla_total_size_64bit(sizeof(u64)) +
+			     3 * nla_total_size_64bit(sizeof(u64)) +
 			     nla_total_size(0), &hdr);
 	if (!msg)
 		return;
@@ -498,7 +498,10 @@ void gpsphc_notify_pps(struct gpsphc_dev *gdev,
 	    nla_put_u64_64bit(msg, GPSPHC_A_PPS_REAL_NS, ev->real_ns,
 			      GPSPHC_A_PPS_PAD) ||
 	    nla_put_u32(msg, GPSPHC_A_PPS_EDGE, ev->edge) ||
-	    (ev->assert && nla_put_flag(msg, GPSPHC_A_PPS_ASSERT))) {
+	    (ev->assert && nla_put_flag(msg, GPSPHC_A_PPS_ASSERT)) ||
+	    (ev->count.counted &&
+	     nla_put_u64_64bit(msg, GPSPHC_A_PPS_SECOND, ev->count.second,
+			       GPSPHC_A_PPS_PAD))) {
 		gpsphc_ntf_too_small(msg);
 		return;
 	}
@@ -510,11 +513,13 @@ void gpsphc_notify_pps(struct gpsphc_dev *gdev,
  * gpsphc_notify_sentence() - multicast one framed sentence
  * @gdev: the device
  * @s: the sentence
+ * @count: what the servo made of it
  *
  * Context: the tty receive path.
  */
 void gpsphc_notify_sentence(struct gpsphc_dev *gdev,
-			    const struct gpsphc_sentence *s)
+			    const struct gpsphc_sentence *s,
+			    const struct gpsphc_count *count)
 {
 	struct nlattr *nest;
 	struct sk_buff *msg;
@@ -523,7 +528,7 @@ void gpsphc_notify_sentence(struct gpsphc_dev *gdev,
 	msg = gpsphc_ntf_new(gdev, GPSPHC_CMD_SENTENCE_NTF,
 			     nla_total_size(0) +
 			     2 * nla_total_size(sizeof(u32)) +
-			     2 * nla_total_size_64bit(sizeof(u64)) +
+			     3 * nla_total_size_64bit(sizeof(u64)) +
 			     nla_total_size(s->len), &hdr);
 	if (!msg)
 		return;
@@ -536,7 +541,10 @@ void gpsphc_notify_sentence(struct gpsphc_dev *gdev,
 			      s->start_ns + gdev->rx_real_offset_ns,
 			      GPSPHC_A_SENT_PAD) ||
 	    nla_put(msg, GPSPHC_A_SENT_DATA, s->len, s->data) ||
-	    nla_put_u32(msg, GPSPHC_A_SENT_CSUM, s->csum)) {
+	    nla_put_u32(msg, GPSPHC_A_SENT_CSUM, s->csum) ||
+	    (count->counted &&
+	     nla_put_u64_64bit(msg, GPSPHC_A_SENT_SECOND, count->second,
+			       GPSPHC_A_SENT_PAD))) {
 		gpsphc_ntf_too_small(msg);
 		return;
 	}
