@@ -71,6 +71,7 @@ struct nlattr;
  * @steps: times the servo stepped the clock
  * @outliers: edges rejected as latency outliers
  * @spurious: PPS edges not where a second was due, not counted
+ * @missed: seconds with no input in the servo's count
  */
 struct gpsphc_servo_status {
 	u32 state;
@@ -88,6 +89,7 @@ struct gpsphc_servo_status {
 	u64 steps;
 	u64 outliers;
 	u64 spurious;
+	u64 missed;
 };
 
 /* Which fields of struct gpsphc_clock_settings a change carries. */
@@ -195,9 +197,7 @@ struct gpsphc_pps_event {
  * @pps_seq:	number of the next edge; the label path reads it
  *		without the lock (READ_ONCE), to tell a clear edge's seq
  *		from one not captured yet
- * @last_assert_raw_ns: raw time of the last on-time edge, 0 before one
  * @pps_edges:	edges seen, both kinds
- * @pps_missed:	on-time edges missing, judged from the time between them
  * @events_dropped: edges not notified because @queue was full
  * @pps_dead:	detaching: no edge is queued for @ntf_work any more
  * @queue:	edges waiting for @ntf_work
@@ -256,9 +256,7 @@ struct gpsphc_dev {
 	spinlock_t pps_lock;	/* the DCD interrupt takes it */
 	enum gpsphc_edge edge;
 	u32 pps_seq;
-	u64 last_assert_raw_ns;
 	u64 pps_edges;
-	u64 pps_missed;
 	u64 events_dropped;
 	bool pps_dead;
 	struct gpsphc_pps_event queue[GPSPHC_PPS_QUEUE_LEN];

@@ -11,9 +11,6 @@
 
 #include "gpsphc.h"
 
-/* An on-time edge this much later than the last one means pulses missed. */
-#define GPSPHC_MISSED_GAP_NS	(3 * NSEC_PER_SEC / 2)
-
 static void gpsphc_pps_work(struct work_struct *work)
 {
 	struct gpsphc_dev *gdev = container_of(to_delayed_work(work),
@@ -95,11 +92,7 @@ void gpsphc_pps_set_edge(struct gpsphc_dev *gdev, enum gpsphc_edge edge)
 	unsigned long flags;
 
 	spin_lock_irqsave(&gdev->pps_lock, flags);
-	if (gdev->edge != edge) {
-		gdev->edge = edge;
-		/* The other edge kind is now on time: restart gap checks. */
-		gdev->last_assert_raw_ns = 0;
-	}
+	gdev->edge = edge;
 	spin_unlock_irqrestore(&gdev->pps_lock, flags);
 }
 
@@ -159,15 +152,6 @@ void gpsphc_pps_capture(struct gpsphc_dev *gdev,
 	spin_lock_irqsave(&gdev->pps_lock, flags);
 	assert = active == (gdev->edge == GPSPHC_EDGE_RISING);
 	gdev->pps_edges++;
-	if (assert) {
-		u64 raw = ktime_to_ns(snap->raw);
-		u64 gap = raw - gdev->last_assert_raw_ns;
-
-		if (gdev->last_assert_raw_ns && gap > GPSPHC_MISSED_GAP_NS)
-			gdev->pps_missed += div_u64(gap + NSEC_PER_SEC / 2,
-						    NSEC_PER_SEC) - 1;
-		gdev->last_assert_raw_ns = raw;
-	}
 	seq = gdev->pps_seq;
 	/* Read by the label path, to tell a clear edge from a future one. */
 	WRITE_ONCE(gdev->pps_seq, seq + 1);

@@ -403,6 +403,7 @@ void gpsphc_servo_glue_status(struct gpsphc_dev *gdev,
 	st->steps = c->steps;
 	st->outliers = c->outliers;
 	st->spurious = c->spurious;
+	st->missed = c->missed;
 	spin_unlock_irqrestore(&gdev->phc_lock, flags);
 }
 
