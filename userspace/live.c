@@ -730,7 +730,10 @@ static void live_label_busy(struct live *l, const char *what)
 
 /*
  * The pipeline labelled an edge, or in coarse mode a sentence that starts
- * a second: print it and tell the kernel, unless its servo is off.
+ * a second: print it and tell the kernel, unless its servo is off. A label
+ * the guard holds (a jump) goes to the kernel too, unprinted: the kernel
+ * confirms jumps for the clock (confirm_n), gpsphcd's guard only for what
+ * it prints and trusts.
  */
 static void live_label(void *ctx, const struct pp_label *lab)
 {
@@ -740,13 +743,15 @@ static void live_label(void *ctx, const struct pp_label *lab)
 	struct nl_msg *msg;
 	char what[96];
 
-	if (l->o->print_labels)
+	if (l->o->print_labels && !lab->held)
 		pp_print_label(stdout, lab);
 	else if (log_enabled(LOG_DEBUG))
-		log_msg(LOG_DEBUG, "%s: %s at %" PRId64 " ns is TAI %" PRId64 " (TAI-UTC %d)",
-			l->tty_name, input, lab->edge_ns, lab->tai, lab->tai_utc);
+		log_msg(LOG_DEBUG, "%s: %s at %" PRId64 " ns is TAI %" PRId64 " (TAI-UTC %d)%s",
+			l->tty_name, input, lab->edge_ns, lab->tai, lab->tai_utc,
+			lab->held ? ", held by the guard: for the kernel to confirm" : "");
 	if (l->hold) {
-		live_label_good(l, lab->tai);
+		if (!lab->held)
+			live_label_good(l, lab->tai);
 		return;
 	}
 	msg = live_msg(l, GPSPHC_CMD_TIME_SET);
@@ -773,7 +778,8 @@ static void live_label(void *ctx, const struct pp_label *lab)
 			log_msg(LOG_NOTICE, "the kernel takes labels again (%s)",
 				what);
 		l->refused_busy = false;
-		live_label_good(l, lab->tai);
+		if (!lab->held)
+			live_label_good(l, lab->tai);
 	} else if (l->ack_err == -EBUSY) {
 		live_label_busy(l, what);
 	}

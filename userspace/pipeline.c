@@ -163,7 +163,8 @@ static void label(struct pipeline *p, const struct pp_pending *s)
 		log_msg(LOG_WARNING, "TIME JUMP HELD: the receiver says %s (TAI %" PRId64 ") but the running time is %s (TAI %" PRId64 "), %+" PRId64 " s; accepted only after %u consecutive edges agree (%u so far)",
 		    got, s->lab.tai, want, expected, s->lab.tai - expected,
 		    p->guard.n, p->guard.cand_count);
-		return;
+		l.held = true;
+		break;
 	}
 	case GUARD_JUMP:
 		log_msg(LOG_WARNING, "TIME JUMP ACCEPTED after %u consistent edges: now %s (TAI %" PRId64 "), running time was TAI %" PRId64 " (%+" PRId64 " s)",
@@ -173,9 +174,6 @@ static void label(struct pipeline *p, const struct pp_pending *s)
 	default:
 		break;
 	}
-	/* the first accepted sentence labels the edge; others cross-check */
-	p->edge_done = true;
-	p->edge_tai = s->lab.tai;
 	l.edge_ns = edge;
 	l.seq = p->edge.seq;
 	l.coarse = p->coarse;
@@ -185,9 +183,14 @@ static void label(struct pipeline *p, const struct pp_pending *s)
 	l.tai_utc = s->lab.tai_utc;
 	l.behind_weeks = s->behind_weeks;
 	note_leap(p, &l);
-	p->labels++;
-	p->coarse_labels += l.coarse;
-	note_run(p, v, &l);
+	if (!l.held) {
+		/* the first accepted sentence labels the edge; others cross-check */
+		p->edge_done = true;
+		p->edge_tai = s->lab.tai;
+		p->labels++;
+		p->coarse_labels += l.coarse;
+		note_run(p, v, &l);
+	}
 	p->emit(p->ctx, &l);
 }
 

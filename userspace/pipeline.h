@@ -65,6 +65,12 @@ struct pp_label {
 	int leap_pending;	/* +1/-1: a leap second at leap_at_utc */
 	int64_t leap_at_utc;	/* UTC second at which TAI-UTC changes */
 	int64_t behind_weeks;	/* receiver's rollover bug, 0 if none */
+	/*
+	 * The guard holds it: a jump not confirmed yet. The kernel, which
+	 * confirms jumps for the clock (confirm_n), gets it all the same;
+	 * it is neither printed nor trusted here.
+	 */
+	bool held;
 };
 
 typedef void (*pp_emit_fn)(void *ctx, const struct pp_label *l);
