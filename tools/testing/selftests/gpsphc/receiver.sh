@@ -31,7 +31,8 @@ rising_edges() { awk '$2 >= 0 && $3 == 1' "$SIM_CTL/edges" | wc -l; }
 # followed CLOCK_REALTIME where phc2sys steps it. With LEAP_UTC, the edge
 # counted as that POSIX second is 23:59:60 of the day before (an inserted
 # leap second) and the ones after it a second less; with COPY_CTL, each
-# sentence also goes to that port.
+# sentence also goes to that port. RECEIVER_SKEW_S, if set, is added to
+# every second it names (a receiver whose time jumps).
 receiver() {
 	end=$(($(cut -d. -f1 /proc/uptime) + $1))
 	seen=$(rising_edges)
@@ -45,8 +46,8 @@ receiver() {
 				s=$((s + now_edges - seen))
 			fi
 			seen=$now_edges
-			u=$s
-			[ -n "${2:-}" ] && [ "$s" -ge "$2" ] && u=$((s - 1))
+			u=$((s + ${RECEIVER_SKEW_S:-0}))
+			[ -n "${2:-}" ] && [ "$s" -ge "$2" ] && u=$((u - 1))
 			t=$(date -u -d "@$u" +%H%M%S) d=$(date -u -d "@$u" +%d%m%y)
 			[ "$s" = "${2:-}" ] && t=235960
 			sentence=$(nmea "GPRMC,$t.00,A,4807.038,N,01131.000,E,0.0,0.0,$d,,,A")
