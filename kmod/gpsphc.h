@@ -158,6 +158,29 @@ struct gpsphc_label {
 };
 
 /**
+ * enum gpsphc_label_verdict - what the clock made of a label
+ * @GPSPHC_LABEL_TAKEN: it set the clock or agreed with the count
+ * @GPSPHC_LABEL_LOUD: taken, and listeners must hear of it (label-ntf): it
+ *	disagreed with the count (a jump pending, or confirmed and applied)
+ *	or proposed or confirmed a change of TAI - UTC
+ * @GPSPHC_LABEL_SERVO_OFF: refused: the servo is off
+ * @GPSPHC_LABEL_NOT_YET: refused: no such input captured yet
+ * @GPSPHC_LABEL_TOO_OLD: refused: older than the servo's history
+ * @GPSPHC_LABEL_UNCOUNTED: refused: the input was not counted as a second
+ * @GPSPHC_LABEL_OUT_OF_RANGE: refused: the second contradicts the count
+ *	(before the inputs already counted) or is past year 2262
+ */
+enum gpsphc_label_verdict {
+	GPSPHC_LABEL_TAKEN,
+	GPSPHC_LABEL_LOUD,
+	GPSPHC_LABEL_SERVO_OFF,
+	GPSPHC_LABEL_NOT_YET,
+	GPSPHC_LABEL_TOO_OLD,
+	GPSPHC_LABEL_UNCOUNTED,
+	GPSPHC_LABEL_OUT_OF_RANGE,
+};
+
+/**
  * struct gpsphc_pps_event - one DCD edge, captured in the interrupt
  * @raw_ns: CLOCK_MONOTONIC_RAW when dcd_change was entered
  * @real_ns: CLOCK_REALTIME from the same snapshot
@@ -347,9 +370,9 @@ void gpsphc_servo_glue_sentence(struct gpsphc_dev *gdev,
 				struct gpsphc_count *count);
 void gpsphc_servo_glue_tick(struct gpsphc_dev *gdev);
 void gpsphc_servo_glue_reset_locked(struct gpsphc_dev *gdev);
-int gpsphc_servo_glue_label(struct gpsphc_dev *gdev,
-			    const struct gpsphc_label *label,
-			    struct netlink_ext_ack *extack);
+enum gpsphc_label_verdict
+gpsphc_servo_glue_label(struct gpsphc_dev *gdev,
+			const struct gpsphc_label *label);
 void gpsphc_servo_glue_status(struct gpsphc_dev *gdev,
 			      struct gpsphc_servo_status *st);
 void gpsphc_servo_glue_apply(struct gpsphc_dev *gdev,

@@ -8,8 +8,6 @@
  */
 
 #include <linux/ptp_clock_kernel.h>
-#include <linux/stringify.h>
-#include <net/netlink.h>
 
 #include "gpsphc.h"
 
@@ -220,47 +218,6 @@ bool gpsphc_servo_glue_take_notify(struct gpsphc_dev *gdev)
 	return due;
 }
 
-/*
- * Why the servo refused a label, in @extack. A PPS seq the servo was never
- * fed may still be a captured edge: a clear edge, which it never sees.
- */
-static int gpsphc_glue_refusal(struct gpsphc_dev *gdev,
-			       const struct gpsphc_label *label, int result,
-			       struct netlink_ext_ack *extack)
-{
-	if (result == GPSPHC_SERVO_LABEL_FUTURE && !label->sentence &&
-	    (s32)(label->seq - READ_ONCE(gdev->pps_seq)) < 0)
-		result = GPSPHC_SERVO_LABEL_UNCOUNTED;
-	switch (result) {
-	case GPSPHC_SERVO_LABEL_FUTURE:
-		if (label->sentence)
-			NL_SET_ERR_MSG(extack,
-				       "no such sentence yet: label a sentence after it arrived");
-		else
-			NL_SET_ERR_MSG(extack, "no such edge yet: label an edge after it happened");
-		return -ENOENT;
-	case GPSPHC_SERVO_LABEL_UNKNOWN:
-		NL_SET_ERR_MSG(extack,
-			       "too old: only the last " __stringify(GPSPHC_LABEL_HISTORY)
-			       " inputs counted as seconds (on-time edges, coarse mode's sentences) can be labelled");
-		return -ENOENT;
-	case GPSPHC_SERVO_LABEL_RANGE:
-		NL_SET_ERR_MSG(extack,
-			       "the TAI second contradicts the edge count (earlier than the edges already counted) or is past 2262");
-		return -ERANGE;
-	default:
-		if (label->sentence)
-			NL_SET_ERR_MSG(extack,
-				       "that sentence did not start a second: coarse mode takes the first good sentence after a "
-				       __stringify(GPSPHC_SENTENCE_GAP_MS)
-				       " ms gap, and only while no PPS edge comes");
-		else
-			NL_SET_ERR_MSG(extack,
-				       "not an edge the servo counted as a second: label on-time (assert) edges, not spurious ones (statistics/pps_spurious)");
-		return -EINVAL;
-	}
-}
-
 /* Take TAI - UTC and the leap second from a label. */
 static void gpsphc_glue_take_utc_locked(struct gpsphc_dev *gdev,
 					const struct gpsphc_label *label)
@@ -307,33 +264,51 @@ static bool gpsphc_glue_utc_confirmed_locked(struct gpsphc_dev *gdev,
 	return true;
 }
 
+/* The verdict on a label the servo refused (@result). */
+static enum gpsphc_label_verdict
+gpsphc_glue_refused(struct gpsphc_dev *gdev, const struct gpsphc_label *label,
+		    int result)
+{
+	switch (result) {
+	case GPSPHC_SERVO_LABEL_FUTURE:
+		/* A clear edge has a seq too, which the servo never sees. */
+		if (!label->sentence &&
+		    (s32)(label->seq - READ_ONCE(gdev->pps_seq)) < 0)
+			return GPSPHC_LABEL_UNCOUNTED;
+		return GPSPHC_LABEL_NOT_YET;
+	case GPSPHC_SERVO_LABEL_UNKNOWN:
+		return GPSPHC_LABEL_TOO_OLD;
+	case GPSPHC_SERVO_LABEL_RANGE:
+		return GPSPHC_LABEL_OUT_OF_RANGE;
+	default:
+		return GPSPHC_LABEL_UNCOUNTED;
+	}
+}
+
 /**
  * gpsphc_servo_glue_label() - userspace says which TAI second an input is
  * @gdev: the device
  * @label: the label: an on-time edge or a sentence, its TAI second, TAI -
  *	UTC and the leap second announced
- * @extack: for the reason of a refusal
  *
  * Context: process (netlink).
- * Return: 0 when the label was taken (also when it disagreed and waits for
- * confirmation), else a negative errno with a message in @extack.
+ * Return: the verdict: taken (loud when it disagreed with the count or
+ * changes TAI - UTC, which listeners must hear of), or why it was refused.
  */
-int gpsphc_servo_glue_label(struct gpsphc_dev *gdev,
-			    const struct gpsphc_label *label,
-			    struct netlink_ext_ack *extack)
+enum gpsphc_label_verdict
+gpsphc_servo_glue_label(struct gpsphc_dev *gdev,
+			const struct gpsphc_label *label)
 {
+	enum gpsphc_label_verdict verdict;
 	struct gpsphc_servo_out out;
-	bool disagreed = false;
 	unsigned long flags;
 	int ret;
 	u64 now;
 
 	spin_lock_irqsave(&gdev->phc_lock, flags);
 	if (gdev->servo_off) {
-		NL_SET_ERR_MSG(extack,
-			       "the servo is off (GPSPHC_A_DEV_SERVO_OFF): something else steers this clock");
 		gdev->labels_while_off++;
-		ret = -EBUSY;
+		verdict = GPSPHC_LABEL_SERVO_OFF;
 		goto out_unlock;
 	}
 	now = ktime_get_raw_ns();
@@ -346,34 +321,29 @@ int gpsphc_servo_glue_label(struct gpsphc_dev *gdev,
 	case GPSPHC_SERVO_LABEL_SET:
 		gpsphc_glue_apply_locked(gdev, now, &out);
 		gpsphc_glue_take_utc_locked(gdev, label);
-		ret = 0;
+		verdict = GPSPHC_LABEL_TAKEN;
 		break;
 	case GPSPHC_SERVO_LABEL_AGREE:
 	case GPSPHC_SERVO_LABEL_APPLIED:
-		disagreed = ret == GPSPHC_SERVO_LABEL_APPLIED;
 		gpsphc_glue_apply_locked(gdev, now, &out);
+		verdict = ret == GPSPHC_SERVO_LABEL_APPLIED ?
+			  GPSPHC_LABEL_LOUD : GPSPHC_LABEL_TAKEN;
 		/* A TAI - UTC change proposed or confirmed is loud too. */
 		if (gpsphc_glue_utc_confirmed_locked(gdev, label, out.edge_num) ||
 		    gdev->utc_pending.n)
-			disagreed = true;
-		ret = 0;
+			verdict = GPSPHC_LABEL_LOUD;
 		break;
 	case GPSPHC_SERVO_LABEL_DISAGREE:
-		disagreed = true;
 		gpsphc_glue_apply_locked(gdev, now, &out);
-		ret = 0;
+		verdict = GPSPHC_LABEL_LOUD;
 		break;
 	default:
-		ret = gpsphc_glue_refusal(gdev, label, ret, extack);
+		verdict = gpsphc_glue_refused(gdev, label, ret);
 		break;
 	}
 out_unlock:
 	spin_unlock_irqrestore(&gdev->phc_lock, flags);
-
-	/* Loud: a label that disagreed, and the one that moved the count. */
-	if (disagreed)
-		gpsphc_notify_label(gdev, label);
-	return ret;
+	return verdict;
 }
 
 /**
