@@ -71,6 +71,7 @@ struct nlattr;
  * @steps: times the servo stepped the clock
  * @outliers: edges rejected as latency outliers
  * @spurious: PPS edges not where a second was due, not counted
+ * @missed: seconds with no input in the servo's count
  */
 struct gpsphc_servo_status {
 	u32 state;
@@ -88,6 +89,7 @@ struct gpsphc_servo_status {
 	u64 steps;
 	u64 outliers;
 	u64 spurious;
+	u64 missed;
 };
 
 /* Which fields of struct gpsphc_clock_settings a change carries. */
@@ -123,15 +125,17 @@ struct gpsphc_clock_settings {
 };
 
 /**
- * struct gpsphc_label_ring - the newest inputs a label may name
- * @seq:	their sequence numbers (PPS or sentence), a ring
- * @raw:	their CLOCK_MONOTONIC_RAW timestamps
- * @count:	inputs recorded, ever
+ * struct gpsphc_count - what the servo made of one input
+ * @counted:	it starts a second, by the servo's count
+ * @second:	with @counted, its number in that count: seconds since the
+ *		first input counted, missed ones included
+ *
+ * Filled in by the servo glue as the input is counted, and carried by the
+ * input's notification, so that userspace labels what the servo counted.
  */
-struct gpsphc_label_ring {
-	u32 seq[GPSPHC_LABEL_HISTORY];
-	u64 raw[GPSPHC_LABEL_HISTORY];
-	u32 count;
+struct gpsphc_count {
+	bool counted;
+	u64 second;
 };
 
 /**
@@ -154,12 +158,36 @@ struct gpsphc_label {
 };
 
 /**
+ * enum gpsphc_label_verdict - what the clock made of a label
+ * @GPSPHC_LABEL_TAKEN: it set the clock or agreed with the count
+ * @GPSPHC_LABEL_LOUD: taken, and listeners must hear of it (label-ntf): it
+ *	disagreed with the count (a jump pending, or confirmed and applied)
+ *	or proposed or confirmed a change of TAI - UTC
+ * @GPSPHC_LABEL_SERVO_OFF: refused: the servo is off
+ * @GPSPHC_LABEL_NOT_YET: refused: no such input captured yet
+ * @GPSPHC_LABEL_TOO_OLD: refused: older than the servo's history
+ * @GPSPHC_LABEL_UNCOUNTED: refused: the input was not counted as a second
+ * @GPSPHC_LABEL_OUT_OF_RANGE: refused: the second contradicts the count
+ *	(before the inputs already counted) or is past year 2262
+ */
+enum gpsphc_label_verdict {
+	GPSPHC_LABEL_TAKEN,
+	GPSPHC_LABEL_LOUD,
+	GPSPHC_LABEL_SERVO_OFF,
+	GPSPHC_LABEL_NOT_YET,
+	GPSPHC_LABEL_TOO_OLD,
+	GPSPHC_LABEL_UNCOUNTED,
+	GPSPHC_LABEL_OUT_OF_RANGE,
+};
+
+/**
  * struct gpsphc_pps_event - one DCD edge, captured in the interrupt
  * @raw_ns: CLOCK_MONOTONIC_RAW when dcd_change was entered
  * @real_ns: CLOCK_REALTIME from the same snapshot
  * @seq: per-device edge number
  * @edge: %GPSPHC_EDGE_RISING or %GPSPHC_EDGE_FALLING
  * @assert: this is the on-time edge
+ * @count: what the servo made of it (an on-time edge)
  */
 struct gpsphc_pps_event {
 	u64 raw_ns;
@@ -167,6 +195,7 @@ struct gpsphc_pps_event {
 	u32 seq;
 	u8 edge;
 	bool assert;
+	struct gpsphc_count count;
 };
 
 /* Edges waiting for the notification worker; 16 s of pulses at 1 Hz. */
@@ -188,10 +217,10 @@ struct gpsphc_pps_event {
  * @pps_lock:	protects the fields down to @queue_len; taken in the DCD
  *		interrupt
  * @edge:	which edge is on time (assert)
- * @pps_seq:	number of the next edge
- * @last_assert_raw_ns: raw time of the last on-time edge, 0 before one
+ * @pps_seq:	number of the next edge; the label path reads it
+ *		without the lock (READ_ONCE), to tell a clear edge's seq
+ *		from one not captured yet
  * @pps_edges:	edges seen, both kinds
- * @pps_missed:	on-time edges missing, judged from the time between them
  * @events_dropped: edges not notified because @queue was full
  * @pps_dead:	detaching: no edge is queued for @ntf_work any more
  * @queue:	edges waiting for @ntf_work
@@ -207,9 +236,9 @@ struct gpsphc_pps_event {
  * @ptp:	the PTP clock (/dev/ptpN)
  * @ptp_id:	N of /dev/ptpN, kept for readers racing with detach
  * @phc_lock:	protects every field from @phc_base_raw to
- *		@labels_unmatched: the clock's time base, scale, leap
- *		second, the servo, its settings and what labels are matched
- *		against; the DCD interrupt and the receive path take it, and
+ *		@labels_while_off: the clock's time base, scale, leap
+ *		second, the servo (which names every input by its seq) and
+ *		its settings; the DCD interrupt and the receive path take it, and
  *		each function named *_locked asserts it (lockdep) unless it
  *		works on a structure it is handed rather than the device
  * @phc_base_raw: CLOCK_MONOTONIC_RAW ns of the time base
@@ -231,10 +260,7 @@ struct gpsphc_pps_event {
  * @utc_pending: how far a change of TAI - UTC or leap is confirmed
  * @utc_proposed: the label that proposed it last
  * @servo_notify: a state notification waits for the worker
- * @edge_ring:	the recent on-time edges, for labels
- * @sentence_ring: the recent sentences that started a second (coarse mode)
- * @sentence_next: sequence number the next sentence will get
- * @labels_unmatched: labels naming no recent edge or sentence
+ * @labels_while_off: labels refused because the servo is off
  * @rx_consumed: stream position: bytes of the flip buffer consumed
  * @rx_framed:	stream position: bytes of the flip buffer framed
  * @rx_lookahead_end: stream position after the last lookahead chunk
@@ -253,9 +279,7 @@ struct gpsphc_dev {
 	spinlock_t pps_lock;	/* the DCD interrupt takes it */
 	enum gpsphc_edge edge;
 	u32 pps_seq;
-	u64 last_assert_raw_ns;
 	u64 pps_edges;
-	u64 pps_missed;
 	u64 events_dropped;
 	bool pps_dead;
 	struct gpsphc_pps_event queue[GPSPHC_PPS_QUEUE_LEN];
@@ -288,10 +312,7 @@ struct gpsphc_dev {
 	struct gpsphc_servo_confirm utc_pending;
 	struct gpsphc_label utc_proposed;
 	bool servo_notify;
-	struct gpsphc_label_ring edge_ring;
-	struct gpsphc_label_ring sentence_ring;
-	u32 sentence_next;
-	u64 labels_unmatched;
+	u64 labels_while_off;
 
 	struct gpsphc_framer framer;
 	s64 rx_real_offset_ns;
@@ -342,14 +363,16 @@ void gpsphc_phc_extts_locked(struct gpsphc_dev *gdev, u64 raw);
 
 /* servo_glue.c */
 void gpsphc_servo_glue_init(struct gpsphc_dev *gdev);
-void gpsphc_servo_glue_edge(struct gpsphc_dev *gdev, u64 raw, u32 seq);
+void gpsphc_servo_glue_edge(struct gpsphc_dev *gdev, u64 raw, u32 seq,
+			    struct gpsphc_count *count);
 void gpsphc_servo_glue_sentence(struct gpsphc_dev *gdev,
-				const struct gpsphc_sentence *s);
+				const struct gpsphc_sentence *s,
+				struct gpsphc_count *count);
 void gpsphc_servo_glue_tick(struct gpsphc_dev *gdev);
 void gpsphc_servo_glue_reset_locked(struct gpsphc_dev *gdev);
-int gpsphc_servo_glue_label(struct gpsphc_dev *gdev,
-			    const struct gpsphc_label *label,
-			    struct netlink_ext_ack *extack);
+enum gpsphc_label_verdict
+gpsphc_servo_glue_label(struct gpsphc_dev *gdev,
+			const struct gpsphc_label *label);
 void gpsphc_servo_glue_status(struct gpsphc_dev *gdev,
 			      struct gpsphc_servo_status *st);
 void gpsphc_servo_glue_apply(struct gpsphc_dev *gdev,
@@ -375,7 +398,8 @@ bool gpsphc_notify_wanted(void);
 void gpsphc_notify_pps(struct gpsphc_dev *gdev,
 		       const struct gpsphc_pps_event *ev);
 void gpsphc_notify_sentence(struct gpsphc_dev *gdev,
-			    const struct gpsphc_sentence *s);
+			    const struct gpsphc_sentence *s,
+			    const struct gpsphc_count *count);
 int gpsphc_fill_dev(struct sk_buff *skb, struct gpsphc_dev *gdev);
 void gpsphc_notify_state(struct gpsphc_dev *gdev);
 void gpsphc_notify_label(struct gpsphc_dev *gdev,

@@ -7,6 +7,7 @@
  */
 
 #include <linux/capability.h>
+#include <linux/stringify.h>
 #include <net/genetlink.h>
 
 #include "gpsphc.h"
@@ -388,8 +389,52 @@ static int gpsphc_nl_parse_label(struct nlattr *nest, struct nlattr **tb,
 	return 0;
 }
 
+/* A label's verdict as time-set's answer: 0, or an errno and why. */
+static int gpsphc_nl_label_answer(enum gpsphc_label_verdict verdict,
+				  const struct gpsphc_label *label,
+				  struct netlink_ext_ack *extack)
+{
+	switch (verdict) {
+	case GPSPHC_LABEL_TAKEN:
+	case GPSPHC_LABEL_LOUD:
+		return 0;
+	case GPSPHC_LABEL_SERVO_OFF:
+		NL_SET_ERR_MSG(extack,
+			       "the servo is off (GPSPHC_A_DEV_SERVO_OFF): something else steers this clock");
+		return -EBUSY;
+	case GPSPHC_LABEL_NOT_YET:
+		if (label->sentence)
+			NL_SET_ERR_MSG(extack,
+				       "no such sentence yet: label a sentence after it arrived");
+		else
+			NL_SET_ERR_MSG(extack, "no such edge yet: label an edge after it happened");
+		return -ENOENT;
+	case GPSPHC_LABEL_TOO_OLD:
+		NL_SET_ERR_MSG(extack,
+			       "too old: only the last " __stringify(GPSPHC_LABEL_HISTORY)
+			       " inputs counted as seconds (on-time edges, coarse mode's sentences) can be labelled");
+		return -ENOENT;
+	case GPSPHC_LABEL_OUT_OF_RANGE:
+		NL_SET_ERR_MSG(extack,
+			       "the TAI second contradicts the edge count (earlier than the edges already counted) or is past 2262");
+		return -ERANGE;
+	default:
+		if (label->sentence)
+			NL_SET_ERR_MSG(extack,
+				       "that sentence did not start a second: coarse mode takes the first good sentence after a "
+				       __stringify(GPSPHC_SENTENCE_GAP_MS)
+				       " ms gap, and only while no PPS edge comes");
+		else
+			NL_SET_ERR_MSG(extack,
+				       "not an edge the servo counted as a second: label on-time (assert) edges, not spurious ones (statistics/pps_spurious)");
+		return -EINVAL;
+	}
+}
+
 int gpsphc_nl_time_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
+	enum gpsphc_label_verdict verdict;
+	struct gpsphc_dev *gdev = gpsphc_nl_dev(info);
 	struct nlattr *tb[ARRAY_SIZE(gpsphc_time_nl_policy)];
 	struct nlattr *time = info->attrs[GPSPHC_A_DEV_TIME];
 	struct gpsphc_label label;
@@ -403,8 +448,11 @@ int gpsphc_nl_time_set_doit(struct sk_buff *skb, struct genl_info *info)
 	ret = gpsphc_nl_parse_label(time, tb, &label, info->extack);
 	if (ret)
 		return ret;
-	return gpsphc_servo_glue_label(gpsphc_nl_dev(info), &label,
-				       info->extack);
+	verdict = gpsphc_servo_glue_label(gdev, &label);
+	/* Loud: a label that disagreed, and the one that moved the count. */
+	if (verdict == GPSPHC_LABEL_LOUD)
+		gpsphc_notify_label(gdev, &label);
+	return gpsphc_nl_label_answer(verdict, &label, info->extack);
 }
 
 static struct genl_family gpsphc_genl_family __ro_after_init = {
@@ -486,7 +534,7 @@ void gpsphc_notify_pps(struct gpsphc_dev *gdev,
 	msg = gpsphc_ntf_new(gdev, GPSPHC_CMD_PPS_NTF,
 			     nla_total_size(0) +
 			     2 * nla_total_size(sizeof(u32)) +
-			     2 * nla_total_size_64bit(sizeof(u64)) +
+			     3 * nla_total_size_64bit(sizeof(u64)) +
 			     nla_total_size(0), &hdr);
 	if (!msg)
 		return;
@@ -498,7 +546,10 @@ void gpsphc_notify_pps(struct gpsphc_dev *gdev,
 	    nla_put_u64_64bit(msg, GPSPHC_A_PPS_REAL_NS, ev->real_ns,
 			      GPSPHC_A_PPS_PAD) ||
 	    nla_put_u32(msg, GPSPHC_A_PPS_EDGE, ev->edge) ||
-	    (ev->assert && nla_put_flag(msg, GPSPHC_A_PPS_ASSERT))) {
+	    (ev->assert && nla_put_flag(msg, GPSPHC_A_PPS_ASSERT)) ||
+	    (ev->count.counted &&
+	     nla_put_u64_64bit(msg, GPSPHC_A_PPS_SECOND, ev->count.second,
+			       GPSPHC_A_PPS_PAD))) {
 		gpsphc_ntf_too_small(msg);
 		return;
 	}
@@ -510,11 +561,13 @@ void gpsphc_notify_pps(struct gpsphc_dev *gdev,
  * gpsphc_notify_sentence() - multicast one framed sentence
  * @gdev: the device
  * @s: the sentence
+ * @count: what the servo made of it
  *
  * Context: the tty receive path.
  */
 void gpsphc_notify_sentence(struct gpsphc_dev *gdev,
-			    const struct gpsphc_sentence *s)
+			    const struct gpsphc_sentence *s,
+			    const struct gpsphc_count *count)
 {
 	struct nlattr *nest;
 	struct sk_buff *msg;
@@ -523,7 +576,7 @@ void gpsphc_notify_sentence(struct gpsphc_dev *gdev,
 	msg = gpsphc_ntf_new(gdev, GPSPHC_CMD_SENTENCE_NTF,
 			     nla_total_size(0) +
 			     2 * nla_total_size(sizeof(u32)) +
-			     2 * nla_total_size_64bit(sizeof(u64)) +
+			     3 * nla_total_size_64bit(sizeof(u64)) +
 			     nla_total_size(s->len), &hdr);
 	if (!msg)
 		return;
@@ -536,7 +589,10 @@ void gpsphc_notify_sentence(struct gpsphc_dev *gdev,
 			      s->start_ns + gdev->rx_real_offset_ns,
 			      GPSPHC_A_SENT_PAD) ||
 	    nla_put(msg, GPSPHC_A_SENT_DATA, s->len, s->data) ||
-	    nla_put_u32(msg, GPSPHC_A_SENT_CSUM, s->csum)) {
+	    nla_put_u32(msg, GPSPHC_A_SENT_CSUM, s->csum) ||
+	    (count->counted &&
+	     nla_put_u64_64bit(msg, GPSPHC_A_SENT_SECOND, count->second,
+			       GPSPHC_A_SENT_PAD))) {
 		gpsphc_ntf_too_small(msg);
 		return;
 	}

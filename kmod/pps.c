@@ -11,9 +11,6 @@
 
 #include "gpsphc.h"
 
-/* An on-time edge this much later than the last one means pulses missed. */
-#define GPSPHC_MISSED_GAP_NS	(3 * NSEC_PER_SEC / 2)
-
 static void gpsphc_pps_work(struct work_struct *work)
 {
 	struct gpsphc_dev *gdev = container_of(to_delayed_work(work),
@@ -95,11 +92,7 @@ void gpsphc_pps_set_edge(struct gpsphc_dev *gdev, enum gpsphc_edge edge)
 	unsigned long flags;
 
 	spin_lock_irqsave(&gdev->pps_lock, flags);
-	if (gdev->edge != edge) {
-		gdev->edge = edge;
-		/* The other edge kind is now on time: restart gap checks. */
-		gdev->last_assert_raw_ns = 0;
-	}
+	gdev->edge = edge;
 	spin_unlock_irqrestore(&gdev->pps_lock, flags);
 }
 
@@ -109,11 +102,13 @@ void gpsphc_pps_set_edge(struct gpsphc_dev *gdev, enum gpsphc_edge edge)
  * takes this edge too).
  */
 static bool gpsphc_pps_queue(struct gpsphc_dev *gdev,
-			     const struct system_time_snapshot *snap,
-			     bool active, bool assert)
+			     const struct system_time_snapshot *snap, u32 seq,
+			     bool active, bool assert,
+			     const struct gpsphc_count *count)
 {
 	struct gpsphc_pps_event *ev;
 
+	lockdep_assert_held(&gdev->pps_lock);
 	if (gdev->queue_len == GPSPHC_PPS_QUEUE_LEN) {
 		gdev->events_dropped++;
 		return false;
@@ -122,9 +117,10 @@ static bool gpsphc_pps_queue(struct gpsphc_dev *gdev,
 			  GPSPHC_PPS_QUEUE_LEN];
 	ev->raw_ns = ktime_to_ns(snap->raw);
 	ev->real_ns = ktime_to_ns(snap->real);
-	ev->seq = gdev->pps_seq;
+	ev->seq = seq;
 	ev->edge = active ? GPSPHC_EDGE_RISING : GPSPHC_EDGE_FALLING;
 	ev->assert = assert;
+	ev->count = *count;
 	return !gdev->queue_len++;
 }
 
@@ -134,12 +130,17 @@ static bool gpsphc_pps_queue(struct gpsphc_dev *gdev,
  * @snap: the timestamps taken on entry to dcd_change
  * @active: the new DCD level
  *
- * Context: the UART's interrupt, port lock held.
+ * The edge gets its identity, its seq, here; the servo counts it (an
+ * on-time edge) before its notification is queued, so the notification
+ * says what the servo made of it and a label sent on it finds it.
+ *
+ * Context: the UART's interrupt, port lock held: one edge at a time.
  */
 void gpsphc_pps_capture(struct gpsphc_dev *gdev,
 			const struct system_time_snapshot *snap, bool active)
 {
 	struct pps_event_time ts = { .ts_real = ktime_to_timespec64(snap->real) };
+	struct gpsphc_count count = { };
 	unsigned long flags;
 	bool assert;
 	u32 seq;
@@ -151,15 +152,16 @@ void gpsphc_pps_capture(struct gpsphc_dev *gdev,
 	spin_lock_irqsave(&gdev->pps_lock, flags);
 	assert = active == (gdev->edge == GPSPHC_EDGE_RISING);
 	gdev->pps_edges++;
-	if (assert) {
-		u64 raw = ktime_to_ns(snap->raw);
-		u64 gap = raw - gdev->last_assert_raw_ns;
+	seq = gdev->pps_seq;
+	/* Read by the label path, to tell a clear edge from a future one. */
+	WRITE_ONCE(gdev->pps_seq, seq + 1);
+	spin_unlock_irqrestore(&gdev->pps_lock, flags);
 
-		if (gdev->last_assert_raw_ns && gap > GPSPHC_MISSED_GAP_NS)
-			gdev->pps_missed += div_u64(gap + NSEC_PER_SEC / 2,
-						    NSEC_PER_SEC) - 1;
-		gdev->last_assert_raw_ns = raw;
-	}
+	pps_event(gdev->pps, &ts, assert ? PPS_CAPTUREASSERT : PPS_CAPTURECLEAR,
+		  NULL);
+	if (assert)
+		gpsphc_servo_glue_edge(gdev, ktime_to_ns(snap->raw), seq, &count);
+
 	/*
 	 * Only for listeners, and the worker is not woken from here: that
 	 * wake-up was most of this path's cost (1.2-1.6 us of it in the
@@ -169,16 +171,11 @@ void gpsphc_pps_capture(struct gpsphc_dev *gdev,
 	 * detach's cancel_delayed_work_sync() after gpsphc_dev_kill() is
 	 * final.
 	 */
+	spin_lock_irqsave(&gdev->pps_lock, flags);
 	if (!gdev->pps_dead && gpsphc_notify_wanted() &&
-	    gpsphc_pps_queue(gdev, snap, active, assert))
+	    gpsphc_pps_queue(gdev, snap, seq, active, assert, &count))
 		schedule_delayed_work(&gdev->ntf_work, 1);
-	seq = gdev->pps_seq++;
 	spin_unlock_irqrestore(&gdev->pps_lock, flags);
-
-	pps_event(gdev->pps, &ts, assert ? PPS_CAPTUREASSERT : PPS_CAPTURECLEAR,
-		  NULL);
-	if (assert)
-		gpsphc_servo_glue_edge(gdev, ktime_to_ns(snap->raw), seq);
 }
 
 /**

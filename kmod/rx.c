@@ -19,9 +19,11 @@ static u32 gpsphc_byte_ns(struct tty_struct *tty)
 
 static void gpsphc_rx_emit(void *ctx, const struct gpsphc_sentence *s)
 {
-	/* The servo first, so a label can never name an unknown sentence. */
-	gpsphc_servo_glue_sentence(ctx, s);
-	gpsphc_notify_sentence(ctx, s);
+	struct gpsphc_count count;
+
+	/* The servo first: the notification says what it counted. */
+	gpsphc_servo_glue_sentence(ctx, s, &count);
+	gpsphc_notify_sentence(ctx, s, &count);
 }
 
 /**

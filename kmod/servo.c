@@ -139,15 +139,25 @@ void gpsphc_sv_set_adj(struct gpsphc_servo *s, s64 adj,
 	out->flags |= GPSPHC_SERVO_OUT_ADJ;
 }
 
-void gpsphc_servo_edge(struct gpsphc_servo *s, enum gpsphc_servo_input kind,
-		       u64 raw_ns, s64 phc_ns, struct gpsphc_servo_out *out)
+void gpsphc_servo_skip(struct gpsphc_servo *s, enum gpsphc_servo_input kind,
+		       u32 seq)
 {
-	struct gpsphc_servo_edge_rec rec = { .key = raw_ns, .raw = raw_ns };
+	s->fed[kind].any = true;
+	s->fed[kind].next_seq = seq + 1;
+}
+
+void gpsphc_servo_edge(struct gpsphc_servo *s, enum gpsphc_servo_input kind,
+		       u32 seq, u64 raw_ns, s64 phc_ns,
+		       struct gpsphc_servo_out *out)
+{
+	struct gpsphc_servo_edge_rec rec = { .raw = raw_ns, .seq = seq };
+	struct gpsphc_servo_fed *fed = &s->fed[kind];
 	bool switched = false;
 	u64 gap, tai;
 	s64 off;
 
 	gpsphc_sv_out_begin(s, out);
+	gpsphc_servo_skip(s, kind, seq);
 	if (kind == GPSPHC_SERVO_INPUT_SENTENCE) {
 		bool first = !s->sentence_seen ||
 			sv_since(raw_ns, s->last_sentence_raw) >=
@@ -173,16 +183,14 @@ void gpsphc_servo_edge(struct gpsphc_servo *s, enum gpsphc_servo_input kind,
 	}
 
 	rec.counted = gpsphc_sv_count(s, &rec, phc_ns, switched && s->have_edge);
-	/*
-	 * Only seconds go into the history: a storm must not flush it. The
-	 * last few spurious edges are kept to say why a label is refused.
-	 */
+	/* Only seconds go into the history: a storm must not flush it. */
 	if (!rec.counted) {
-		s->spurious_raw[s->counters.spurious++ % SV_SPURIOUS_KEEP] =
-			rec.key;
+		s->counters.spurious++;
 		goto out;
 	}
 	gpsphc_sv_hist_push(s, &rec);
+	fed->counted_any = true;
+	fed->last_counted_seq = seq;
 	gap = s->have_edge ? sv_since(rec.raw, s->last_raw) : 0;
 	s->have_edge = true;
 	s->last_raw = rec.raw;

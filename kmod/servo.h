@@ -35,8 +35,11 @@
  * The servo counts seconds by itself: each edge gets an edge number, one
  * more than the previous edge's plus the pulses missed between them,
  * judged from the raw time between the two edges (rounded to whole seconds
- * with the servo's frequency estimate). A label (userspace saying which
- * TAI second an edge marks) ties edge numbers to TAI seconds. The first
+ * with the servo's frequency estimate). Every input keeps the identity it
+ * got when it was captured, its kind and sequence number (the PPS seq, the
+ * sentence seq): the servo's history is kept by it, and a label (userspace
+ * saying which TAI second an input marks) names it. A label ties edge
+ * numbers to TAI seconds. The first
  * label sets the clock; later ones confirm the count, and one that
  * disagrees must be repeated (see &gpsphc_servo_cfg.confirm_n) before it
  * moves the clock.
@@ -63,10 +66,11 @@
 #include "pure_types.h"
 #include "uapi/linux/gpsphc.h"
 
-/* Edges kept for labels and the frequency estimate; a power of two. */
-#define GPSPHC_SERVO_HISTORY		32
-/* Spurious PPS edges remembered, to refuse their labels as such */
-#define GPSPHC_SERVO_SPURIOUS_KEEP	8
+/*
+ * Inputs counted as seconds kept for labels and the frequency estimate;
+ * a power of two. Labels may name any of them (the uAPI's label-history).
+ */
+#define GPSPHC_SERVO_HISTORY		GPSPHC_LABEL_HISTORY
 /* Offsets the RMS is taken over; a power of two. */
 #define GPSPHC_SERVO_RMS_EDGES		64
 /* Consecutive offsets within lock_ns that make LOCKING become LOCKED. */
@@ -246,14 +250,14 @@ struct gpsphc_servo_out {
  * @GPSPHC_SERVO_LABEL_APPLIED: a disagreement confirmed confirm_n times in
  *	a row: the count moved and the clock stepped by whole seconds.
  *	Notify.
- * @GPSPHC_SERVO_LABEL_UNKNOWN: refused: no such input among the last
- *	%GPSPHC_SERVO_HISTORY (too old, or never seen).
- * @GPSPHC_SERVO_LABEL_FUTURE: refused: the input is later than @now_raw or
- *	than every input the servo has seen.
+ * @GPSPHC_SERVO_LABEL_UNKNOWN: refused: the input is older than the last
+ *	%GPSPHC_SERVO_HISTORY counted ones.
+ * @GPSPHC_SERVO_LABEL_FUTURE: refused: the input is later than every input
+ *	of its kind the servo has been fed.
  * @GPSPHC_SERVO_LABEL_RANGE: refused: the second is before the input's
  *	edge number or beyond what s64 ns of TAI can hold (year 2262).
  * @GPSPHC_SERVO_LABEL_UNCOUNTED: refused: that input was not counted as a
- *	second (spurious edge, ignored sentence).
+ *	second (spurious edge, ignored sentence), or never fed.
  */
 enum gpsphc_servo_label_result {
 	GPSPHC_SERVO_LABEL_SET = 1,
@@ -268,19 +272,33 @@ enum gpsphc_servo_label_result {
 
 /**
  * struct gpsphc_servo_edge_rec - one input in the servo's history (internal)
- * @key: the raw time the caller gave, by which labels name it.
- * @raw: the raw time the servo uses (@key less the receiver latency for
- *	sentence starts).
+ * @raw: the raw time the servo uses (the capture time, less the receiver
+ *	latency for sentence starts).
  * @num: edge number.
+ * @seq: the input's sequence number, by which labels name it.
  * @counted: the input counted as a second.
- * @coarse: a sentence start.
+ * @coarse: a sentence start (@seq is a sentence's), else a PPS edge.
  */
 struct gpsphc_servo_edge_rec {
-	u64 key;
 	u64 raw;
 	u64 num;
+	u32 seq;
 	bool counted;
 	bool coarse;
+};
+
+/**
+ * struct gpsphc_servo_fed - the inputs of one kind the servo was fed
+ * @any: one was.
+ * @next_seq: the sequence number after the last one's.
+ * @counted_any: one was counted as a second.
+ * @last_counted_seq: the sequence number of the last one counted.
+ */
+struct gpsphc_servo_fed {
+	bool any;
+	u32 next_seq;
+	bool counted_any;
+	u32 last_counted_seq;
 };
 
 /**
@@ -331,8 +349,7 @@ struct gpsphc_servo_confirm {
  * @pending: how far the labels for @pending_d are confirmed.
  * @off_phase_raw: raw time of the last PPS edge off the predicted phase.
  * @off_phase_run: such edges in a row, each a second after the one before.
- * @spurious_raw: raw times of the last spurious PPS edges, a ring indexed
- *	by counters.spurious.
+ * @fed: per enum gpsphc_servo_input, the inputs fed, for labels' refusals.
  * @storm_until: raw time until which counted PPS edges do not steer the
  *	clock: a spurious edge came close to a second (edges compete).
  * @hist: the last inputs, oldest first from @hist_head.
@@ -375,7 +392,7 @@ struct gpsphc_servo {
 	struct gpsphc_servo_confirm pending;
 	u64 off_phase_raw;
 	u32 off_phase_run;
-	u64 spurious_raw[GPSPHC_SERVO_SPURIOUS_KEEP];
+	struct gpsphc_servo_fed fed[2];
 	u64 storm_until;
 	struct gpsphc_servo_edge_rec hist[GPSPHC_SERVO_HISTORY];
 	u32 hist_head;
@@ -433,6 +450,8 @@ void gpsphc_servo_reset(struct gpsphc_servo *s);
  * gpsphc_servo_edge() - feed one input
  * @s: the servo.
  * @kind: a PPS edge or a sentence start.
+ * @seq: its sequence number among the inputs of its kind, given at
+ *	capture; labels name it by (@kind, @seq).
  * @raw_ns: when the input happened (the PPS edge's capture, the sentence
  *	start byte's arrival), CLOCK_MONOTONIC_RAW ns. Inputs of each kind
  *	must come in time order.
@@ -447,12 +466,27 @@ void gpsphc_servo_reset(struct gpsphc_servo *s);
  * Call it in time order with gpsphc_servo_label() and gpsphc_servo_tick().
  */
 void gpsphc_servo_edge(struct gpsphc_servo *s, enum gpsphc_servo_input kind,
-		       u64 raw_ns, s64 phc_ns, struct gpsphc_servo_out *out);
+		       u32 seq, u64 raw_ns, s64 phc_ns,
+		       struct gpsphc_servo_out *out);
+
+/**
+ * gpsphc_servo_skip() - an input was captured that is no input to the servo
+ * @s: the servo.
+ * @kind: its kind.
+ * @seq: its sequence number.
+ *
+ * For a sentence with a bad or missing checksum: it keeps its place in the
+ * sequence, so that a label naming it is refused as not counted rather
+ * than as not yet seen.
+ */
+void gpsphc_servo_skip(struct gpsphc_servo *s, enum gpsphc_servo_input kind,
+		       u32 seq);
 
 /**
  * gpsphc_servo_label() - tell the servo which TAI second an input marks
  * @s: the servo.
- * @edge_raw_ns: the input, named by the @raw_ns it was fed with.
+ * @kind: the input's kind, as it was fed.
+ * @seq: the input's sequence number, as it was fed.
  * @tai_sec: TAI seconds since 1970 at that input.
  * @now_raw_ns: now, CLOCK_MONOTONIC_RAW ns.
  * @now_phc_ns: what the clock reads at @now_raw_ns.
@@ -466,8 +500,8 @@ void gpsphc_servo_edge(struct gpsphc_servo *s, enum gpsphc_servo_input kind,
  *
  * Return: an enum gpsphc_servo_label_result.
  */
-int gpsphc_servo_label(struct gpsphc_servo *s, u64 edge_raw_ns, u64 tai_sec,
-		       u64 now_raw_ns, s64 now_phc_ns,
+int gpsphc_servo_label(struct gpsphc_servo *s, enum gpsphc_servo_input kind,
+		       u32 seq, u64 tai_sec, u64 now_raw_ns, s64 now_phc_ns,
 		       struct gpsphc_servo_out *out);
 
 /**

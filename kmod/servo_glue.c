@@ -8,8 +8,6 @@
  */
 
 #include <linux/ptp_clock_kernel.h>
-#include <linux/stringify.h>
-#include <net/netlink.h>
 
 #include "gpsphc.h"
 
@@ -53,15 +51,12 @@ static void gpsphc_glue_apply_locked(struct gpsphc_dev *gdev, u64 raw,
 		gpsphc_glue_notify_locked(gdev);
 }
 
-/* Remember an input labels may name by @seq. */
-static void gpsphc_glue_ring_add(struct gpsphc_label_ring *ring, u32 seq,
-				 u64 raw)
+/* What the servo made of an input, for the input's notification. */
+static void gpsphc_glue_count(const struct gpsphc_servo_out *out,
+			      struct gpsphc_count *count)
 {
-	unsigned int i = ring->count % GPSPHC_LABEL_HISTORY;
-
-	ring->seq[i] = seq;
-	ring->raw[i] = raw;
-	ring->count++;
+	count->counted = out->flags & GPSPHC_SERVO_OUT_USED;
+	count->second = count->counted ? out->edge_num : 0;
 }
 
 /**
@@ -69,25 +64,25 @@ static void gpsphc_glue_ring_add(struct gpsphc_label_ring *ring, u32 seq,
  * @gdev: the device
  * @raw: the edge's CLOCK_MONOTONIC_RAW timestamp
  * @seq: its PPS sequence number, by which labels name it
+ * @count: filled in: whether the servo counted it as a second, and which
+ *
+ * The servo counts seconds with its servo off too (it is unlabelled then,
+ * and asks for nothing), so that notifications always carry the count.
  *
  * Context: the DCD interrupt.
  */
-void gpsphc_servo_glue_edge(struct gpsphc_dev *gdev, u64 raw, u32 seq)
+void gpsphc_servo_glue_edge(struct gpsphc_dev *gdev, u64 raw, u32 seq,
+			    struct gpsphc_count *count)
 {
 	struct gpsphc_servo_out out;
-	bool counted = true;
 	unsigned long flags;
 
 	spin_lock_irqsave(&gdev->phc_lock, flags);
-	if (!gdev->servo_off) {
-		gpsphc_servo_edge(&gdev->servo, GPSPHC_SERVO_INPUT_PPS, raw,
-				  gpsphc_phc_tai_locked(gdev, raw), &out);
+	gpsphc_servo_edge(&gdev->servo, GPSPHC_SERVO_INPUT_PPS, seq, raw,
+			  gpsphc_phc_tai_locked(gdev, raw), &out);
+	if (!gdev->servo_off)
 		gpsphc_glue_apply_locked(gdev, raw, &out);
-		counted = out.flags & GPSPHC_SERVO_OUT_USED;
-	}
-	/* Labels name seconds: a storm of spurious edges must not flush them. */
-	if (counted)
-		gpsphc_glue_ring_add(&gdev->edge_ring, seq, raw);
+	gpsphc_glue_count(&out, count);
 	gpsphc_phc_leap_done_locked(gdev, gpsphc_phc_tai_locked(gdev, raw));
 	gpsphc_phc_extts_locked(gdev, raw);
 	spin_unlock_irqrestore(&gdev->phc_lock, flags);
@@ -97,6 +92,7 @@ void gpsphc_servo_glue_edge(struct gpsphc_dev *gdev, u64 raw, u32 seq)
  * gpsphc_servo_glue_sentence() - a sentence start, for coarse mode
  * @gdev: the device
  * @s: the sentence the framer found
+ * @count: filled in: whether the servo counted it as a second, and which
  *
  * Only sentences with a good checksum are inputs: noise that happens to
  * start with '$' must not start a second. The servo decides whether one
@@ -106,27 +102,31 @@ void gpsphc_servo_glue_edge(struct gpsphc_dev *gdev, u64 raw, u32 seq)
  * Context: the tty receive path.
  */
 void gpsphc_servo_glue_sentence(struct gpsphc_dev *gdev,
-				const struct gpsphc_sentence *s)
+				const struct gpsphc_sentence *s,
+				struct gpsphc_count *count)
 {
 	struct gpsphc_servo_out out;
 	unsigned long flags;
 	u64 at;
 
+	*count = (struct gpsphc_count){ };
 	spin_lock_irqsave(&gdev->phc_lock, flags);
-	gdev->sentence_next = s->seq + 1;
-	if (s->csum != GPSPHC_CSUM_OK || gdev->servo_off)
+	if (s->csum != GPSPHC_CSUM_OK) {
+		gpsphc_servo_skip(&gdev->servo, GPSPHC_SERVO_INPUT_SENTENCE,
+				  s->seq);
 		goto out_unlock;
+	}
 	/* The receiver's second began rx_latency_ns before the '$'. */
 	at = s->start_ns - min(s->start_ns, gdev->servo.cfg.rx_latency_ns);
-	gpsphc_servo_edge(&gdev->servo, GPSPHC_SERVO_INPUT_SENTENCE,
+	gpsphc_servo_edge(&gdev->servo, GPSPHC_SERVO_INPUT_SENTENCE, s->seq,
 			  s->start_ns, gpsphc_phc_tai_locked(gdev, at), &out);
+	gpsphc_glue_count(&out, count);
 	/*
 	 * Sentences come while a PPS is present or in holdover: one the
 	 * servo ignored must not replace its status (holdover_s).
 	 */
-	if (!(out.flags & GPSPHC_SERVO_OUT_USED))
+	if (!(out.flags & GPSPHC_SERVO_OUT_USED) || gdev->servo_off)
 		goto out_unlock;
-	gpsphc_glue_ring_add(&gdev->sentence_ring, s->seq, s->start_ns);
 	gpsphc_glue_apply_locked(gdev, ktime_get_raw_ns(), &out);
 	gpsphc_phc_leap_done_locked(gdev, gpsphc_phc_tai_locked(gdev, at));
 out_unlock:
@@ -218,88 +218,6 @@ bool gpsphc_servo_glue_take_notify(struct gpsphc_dev *gdev)
 	return due;
 }
 
-/* Why a label names no input of a ring. */
-enum gpsphc_glue_unmatched {
-	GPSPHC_GLUE_FOUND,
-	GPSPHC_GLUE_NOT_YET,
-	GPSPHC_GLUE_TOO_OLD,
-	GPSPHC_GLUE_NOT_COUNTED,
-};
-
-/*
- * The raw time of input @seq, if it is among the recent ones of @ring;
- * @next is the sequence number the next input of its kind will get.
- */
-static enum gpsphc_glue_unmatched
-gpsphc_glue_find_locked(const struct gpsphc_label_ring *ring, u32 seq,
-			u32 next, u64 *raw)
-{
-	unsigned int n = min_t(unsigned int, ring->count, GPSPHC_LABEL_HISTORY);
-	unsigned int i;
-
-	for (i = 0; i < n; i++) {
-		if (ring->seq[i] == seq) {
-			*raw = ring->raw[i];
-			return GPSPHC_GLUE_FOUND;
-		}
-	}
-	if ((s32)(seq - next) >= 0)
-		return GPSPHC_GLUE_NOT_YET;
-	/* Full: the slot written next holds the oldest. */
-	if (n == GPSPHC_LABEL_HISTORY &&
-	    (s32)(seq - ring->seq[ring->count % n]) < 0)
-		return GPSPHC_GLUE_TOO_OLD;
-	return GPSPHC_GLUE_NOT_COUNTED;
-}
-
-/* The input @label names, or why there is none, in @extack. */
-static int gpsphc_glue_find_input_locked(struct gpsphc_dev *gdev,
-					 const struct gpsphc_label *label,
-					 u64 *raw, struct netlink_ext_ack *extack)
-{
-	lockdep_assert_held(&gdev->phc_lock);
-	if (!label->sentence) {
-		switch (gpsphc_glue_find_locked(&gdev->edge_ring, label->seq,
-						READ_ONCE(gdev->pps_seq), raw)) {
-		case GPSPHC_GLUE_FOUND:
-			return 0;
-		case GPSPHC_GLUE_NOT_YET:
-			NL_SET_ERR_MSG(extack,
-				       "no such edge yet: label an edge after it happened");
-			return -ENOENT;
-		case GPSPHC_GLUE_TOO_OLD:
-			NL_SET_ERR_MSG(extack,
-				       "edge too old: only the last "
-				       __stringify(GPSPHC_LABEL_HISTORY)
-				       " on-time edges can be labelled");
-			return -ENOENT;
-		default:
-			NL_SET_ERR_MSG(extack,
-				       "not an edge the servo counted as a second: label on-time (assert) edges, not spurious ones (statistics/pps_spurious)");
-			return -EINVAL;
-		}
-	}
-	switch (gpsphc_glue_find_locked(&gdev->sentence_ring, label->seq,
-					gdev->sentence_next, raw)) {
-	case GPSPHC_GLUE_FOUND:
-		return 0;
-	case GPSPHC_GLUE_NOT_YET:
-		NL_SET_ERR_MSG(extack, "no such sentence yet: label a sentence after it arrived");
-		return -ENOENT;
-	case GPSPHC_GLUE_TOO_OLD:
-		NL_SET_ERR_MSG(extack,
-			       "sentence too old: only the last " __stringify(GPSPHC_LABEL_HISTORY)
-			       " sentences that started a second can be labelled");
-		return -ENOENT;
-	default:
-		NL_SET_ERR_MSG(extack,
-			       "that sentence did not start a second: coarse mode takes the first good sentence after a "
-			       __stringify(GPSPHC_SENTENCE_GAP_MS)
-			       " ms gap, and only while no PPS edge comes");
-		return -EINVAL;
-	}
-}
-
 /* Take TAI - UTC and the leap second from a label. */
 static void gpsphc_glue_take_utc_locked(struct gpsphc_dev *gdev,
 					const struct gpsphc_label *label)
@@ -346,89 +264,86 @@ static bool gpsphc_glue_utc_confirmed_locked(struct gpsphc_dev *gdev,
 	return true;
 }
 
+/* The verdict on a label the servo refused (@result). */
+static enum gpsphc_label_verdict
+gpsphc_glue_refused(struct gpsphc_dev *gdev, const struct gpsphc_label *label,
+		    int result)
+{
+	switch (result) {
+	case GPSPHC_SERVO_LABEL_FUTURE:
+		/* A clear edge has a seq too, which the servo never sees. */
+		if (!label->sentence &&
+		    (s32)(label->seq - READ_ONCE(gdev->pps_seq)) < 0)
+			return GPSPHC_LABEL_UNCOUNTED;
+		return GPSPHC_LABEL_NOT_YET;
+	case GPSPHC_SERVO_LABEL_UNKNOWN:
+		return GPSPHC_LABEL_TOO_OLD;
+	case GPSPHC_SERVO_LABEL_RANGE:
+		return GPSPHC_LABEL_OUT_OF_RANGE;
+	default:
+		return GPSPHC_LABEL_UNCOUNTED;
+	}
+}
+
 /**
  * gpsphc_servo_glue_label() - userspace says which TAI second an input is
  * @gdev: the device
  * @label: the label: an on-time edge or a sentence, its TAI second, TAI -
  *	UTC and the leap second announced
- * @extack: for the reason of a refusal
  *
  * Context: process (netlink).
- * Return: 0 when the label was taken (also when it disagreed and waits for
- * confirmation), else a negative errno with a message in @extack.
+ * Return: the verdict: taken (loud when it disagreed with the count or
+ * changes TAI - UTC, which listeners must hear of), or why it was refused.
  */
-int gpsphc_servo_glue_label(struct gpsphc_dev *gdev,
-			    const struct gpsphc_label *label,
-			    struct netlink_ext_ack *extack)
+enum gpsphc_label_verdict
+gpsphc_servo_glue_label(struct gpsphc_dev *gdev,
+			const struct gpsphc_label *label)
 {
+	enum gpsphc_label_verdict verdict;
 	struct gpsphc_servo_out out;
-	bool disagreed = false;
 	unsigned long flags;
-	u64 raw, now;
 	int ret;
+	u64 now;
 
 	spin_lock_irqsave(&gdev->phc_lock, flags);
 	if (gdev->servo_off) {
-		NL_SET_ERR_MSG(extack,
-			       "the servo is off (GPSPHC_A_DEV_SERVO_OFF): something else steers this clock");
-		ret = -EBUSY;
-	} else {
-		ret = gpsphc_glue_find_input_locked(gdev, label, &raw, extack);
-	}
-	if (ret) {
-		gdev->labels_unmatched++;
+		gdev->labels_while_off++;
+		verdict = GPSPHC_LABEL_SERVO_OFF;
 		goto out_unlock;
 	}
 	now = ktime_get_raw_ns();
-	ret = gpsphc_servo_label(&gdev->servo, raw, label->tai_sec, now,
+	ret = gpsphc_servo_label(&gdev->servo, label->sentence ?
+				 GPSPHC_SERVO_INPUT_SENTENCE :
+				 GPSPHC_SERVO_INPUT_PPS, label->seq,
+				 label->tai_sec, now,
 				 gpsphc_phc_tai_locked(gdev, now), &out);
 	switch (ret) {
 	case GPSPHC_SERVO_LABEL_SET:
 		gpsphc_glue_apply_locked(gdev, now, &out);
 		gpsphc_glue_take_utc_locked(gdev, label);
-		ret = 0;
+		verdict = GPSPHC_LABEL_TAKEN;
 		break;
 	case GPSPHC_SERVO_LABEL_AGREE:
 	case GPSPHC_SERVO_LABEL_APPLIED:
-		disagreed = ret == GPSPHC_SERVO_LABEL_APPLIED;
 		gpsphc_glue_apply_locked(gdev, now, &out);
+		verdict = ret == GPSPHC_SERVO_LABEL_APPLIED ?
+			  GPSPHC_LABEL_LOUD : GPSPHC_LABEL_TAKEN;
 		/* A TAI - UTC change proposed or confirmed is loud too. */
 		if (gpsphc_glue_utc_confirmed_locked(gdev, label, out.edge_num) ||
 		    gdev->utc_pending.n)
-			disagreed = true;
-		ret = 0;
+			verdict = GPSPHC_LABEL_LOUD;
 		break;
 	case GPSPHC_SERVO_LABEL_DISAGREE:
-		disagreed = true;
 		gpsphc_glue_apply_locked(gdev, now, &out);
-		ret = 0;
-		break;
-	case GPSPHC_SERVO_LABEL_UNKNOWN:
-		NL_SET_ERR_MSG(extack, "the servo no longer has this input: label a newer one");
-		ret = -ENOENT;
-		break;
-	case GPSPHC_SERVO_LABEL_FUTURE:
-		NL_SET_ERR_MSG(extack, "the input is later than every input the servo has seen");
-		ret = -ENOENT;
-		break;
-	case GPSPHC_SERVO_LABEL_RANGE:
-		NL_SET_ERR_MSG(extack,
-			       "the TAI second contradicts the edge count (earlier than the edges already counted) or is past 2262");
-		ret = -ERANGE;
+		verdict = GPSPHC_LABEL_LOUD;
 		break;
 	default:
-		NL_SET_ERR_MSG(extack,
-			       "that edge was not counted as a second (less than half a second after the one before)");
-		ret = -EINVAL;
+		verdict = gpsphc_glue_refused(gdev, label, ret);
 		break;
 	}
 out_unlock:
 	spin_unlock_irqrestore(&gdev->phc_lock, flags);
-
-	/* Loud: a label that disagreed, and the one that moved the count. */
-	if (disagreed)
-		gpsphc_notify_label(gdev, label);
-	return ret;
+	return verdict;
 }
 
 /**
@@ -453,11 +368,12 @@ void gpsphc_servo_glue_status(struct gpsphc_dev *gdev,
 	st->holdover_s = div_u64(gdev->servo_out.holdover_ns, NSEC_PER_SEC);
 	st->coarse = gdev->servo_out.flags & GPSPHC_SERVO_OUT_COARSE;
 	st->labels = c->labels;
-	st->labels_refused = c->labels_refused + gdev->labels_unmatched;
+	st->labels_refused = c->labels_refused + gdev->labels_while_off;
 	st->disagreements = c->disagreements;
 	st->steps = c->steps;
 	st->outliers = c->outliers;
 	st->spurious = c->spurious;
+	st->missed = c->missed;
 	spin_unlock_irqrestore(&gdev->phc_lock, flags);
 }
 

@@ -27,7 +27,6 @@
 /* Largest TAI second: its ns, plus up to a second, fit in s64. */
 #define SV_TAI_SEC_MAX		9223372035ULL
 /* Spurious edges remembered, to refuse their labels as such */
-#define SV_SPURIOUS_KEEP	GPSPHC_SERVO_SPURIOUS_KEEP
 /* Inputs in the history estimate that make it better than the loop's */
 #define SV_EST_GOOD		16
 /* ...and the gear the loop then starts in; one slower from a full history */

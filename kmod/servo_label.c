@@ -51,41 +51,47 @@ bool gpsphc_servo_confirm(struct gpsphc_servo_confirm *c, bool same, u64 num,
 	return true;
 }
 
-int gpsphc_servo_label(struct gpsphc_servo *s, u64 edge_raw_ns, u64 tai_sec,
-		       u64 now_raw_ns, s64 now_phc_ns,
+/*
+ * Why no counted input of the history is (@kind, @seq): it was never fed
+ * (FUTURE), it is older than the history keeps (UNKNOWN), or it was fed
+ * and not counted as a second (UNCOUNTED). Sequence numbers wrap.
+ */
+static int sv_label_missing(const struct gpsphc_servo *s,
+			    enum gpsphc_servo_input kind, u32 seq,
+			    const struct gpsphc_servo_edge_rec *oldest)
+{
+	const struct gpsphc_servo_fed *fed = &s->fed[kind];
+
+	if (!fed->any || (s32)(seq - fed->next_seq) >= 0)
+		return GPSPHC_SERVO_LABEL_FUTURE;
+	if (oldest ? (s32)(seq - oldest->seq) < 0 :
+	    fed->counted_any && (s32)(seq - fed->last_counted_seq) <= 0)
+		return GPSPHC_SERVO_LABEL_UNKNOWN;
+	return GPSPHC_SERVO_LABEL_UNCOUNTED;
+}
+
+int gpsphc_servo_label(struct gpsphc_servo *s, enum gpsphc_servo_input kind,
+		       u32 seq, u64 tai_sec, u64 now_raw_ns, s64 now_phc_ns,
 		       struct gpsphc_servo_out *out)
 {
-	struct gpsphc_servo_edge_rec *rec = NULL;
+	struct gpsphc_servo_edge_rec *rec = NULL, *oldest = NULL, *r;
+	bool coarse = kind == GPSPHC_SERVO_INPUT_SENTENCE;
 	int ret;
 	u32 i;
 	s64 d;
 
 	gpsphc_sv_out_begin(s, out);
-	for (i = 0; i < s->hist_len; i++) {
-		if (gpsphc_sv_hist_at(s, i)->key == edge_raw_ns) {
-			rec = gpsphc_sv_hist_at(s, i);
-			break;
-		}
+	for (i = 0; i < s->hist_len && !rec; i++) {
+		r = gpsphc_sv_hist_at(s, i);
+		if (r->coarse != coarse)
+			continue;
+		if (!oldest)
+			oldest = r;
+		if (r->seq == seq)
+			rec = r;
 	}
 	if (!rec) {
-		for (i = 0; i < SV_SPURIOUS_KEEP; i++)
-			if (s->spurious_raw[i] == edge_raw_ns && edge_raw_ns) {
-				ret = GPSPHC_SERVO_LABEL_UNCOUNTED;
-				goto refuse;
-			}
-		if (!s->hist_len ||
-		    edge_raw_ns > gpsphc_sv_hist_at(s, s->hist_len - 1)->key)
-			ret = GPSPHC_SERVO_LABEL_FUTURE;
-		else
-			ret = GPSPHC_SERVO_LABEL_UNKNOWN;
-		goto refuse;
-	}
-	if (edge_raw_ns > now_raw_ns) {
-		ret = GPSPHC_SERVO_LABEL_FUTURE;
-		goto refuse;
-	}
-	if (!rec->counted) {
-		ret = GPSPHC_SERVO_LABEL_UNCOUNTED;
+		ret = sv_label_missing(s, kind, seq, oldest);
 		goto refuse;
 	}
 	if (tai_sec < rec->num || tai_sec > SV_TAI_SEC_MAX ||

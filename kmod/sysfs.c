@@ -29,6 +29,7 @@ static const char * const gpsphc_edge_names[] = {
 void gpsphc_dev_stats(struct gpsphc_dev *gdev, u64 *stats)
 {
 	const struct gpsphc_framer_counters *fc = &gdev->framer.counters;
+	struct gpsphc_servo_status st;
 	unsigned long flags;
 
 	stats[GPSPHC_A_STATS_UNSPEC] = 0;
@@ -47,9 +48,11 @@ void gpsphc_dev_stats(struct gpsphc_dev *gdev, u64 *stats)
 
 	spin_lock_irqsave(&gdev->pps_lock, flags);
 	stats[GPSPHC_A_STATS_PPS_EDGES] = gdev->pps_edges;
-	stats[GPSPHC_A_STATS_PPS_MISSED] = gdev->pps_missed;
 	stats[GPSPHC_A_STATS_EVENTS_DROPPED] = gdev->events_dropped;
 	spin_unlock_irqrestore(&gdev->pps_lock, flags);
+	/* The servo's count of seconds is the only one. */
+	gpsphc_servo_glue_status(gdev, &st);
+	stats[GPSPHC_A_STATS_PPS_MISSED] = st.missed;
 	stats[GPSPHC_A_STATS_PAD] = 0;
 }
 

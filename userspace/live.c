@@ -54,11 +54,6 @@ static void on_signal(int sig)
 	live_stop = 1;
 }
 
-/*
- * On-time edges, or in coarse mode sentences that start a second, a label
- * may name (the kernel keeps as many of each): raw timestamp -> seq.
- */
-#define LIVE_RING	GPSPHC_LABEL_HISTORY
 /* Save the last-good time every this many labels (about a minute). */
 #define LIVE_SAVE_EVERY	60
 /*
@@ -76,11 +71,6 @@ static void on_signal(int sig)
 #define LIVE_LOSS_QUIET_NS	2000000000LL
 /* Holders of a tty named in a refusal. */
 #define LIVE_HOLDERS	3
-
-struct live_ring {
-	struct { uint64_t raw; uint32_t seq; } e[LIVE_RING];
-	unsigned int n;		/* total added; ring index n % LIVE_RING */
-};
 
 /*
  * Events lost on the way from the kernel: the socket overflowed (ENOBUFS)
@@ -113,8 +103,6 @@ struct live {
 	bool got;
 	uint32_t servo_state;	/* enum gpsphc_servo_state last said */
 	bool stored;		/* the tty is in systemd's fd store */
-	struct live_ring edges;		/* on-time PPS edges */
-	struct live_ring sentences;	/* sentences that start a second */
 	unsigned long labels_good;	/* taken by the kernel, or kept (hold) */
 	int64_t last_tai;
 	bool have_last;
@@ -545,26 +533,6 @@ static int live_setup_netlink(struct live *l)
 #undef has
 }
 
-static void live_ring_add(struct live_ring *r, uint64_t raw, uint32_t seq)
-{
-	r->e[r->n % LIVE_RING].raw = raw;
-	r->e[r->n % LIVE_RING].seq = seq;
-	r->n++;
-}
-
-static bool live_ring_find(const struct live_ring *r, int64_t raw,
-			   uint32_t *seq)
-{
-	unsigned int i, n = r->n < LIVE_RING ? r->n : LIVE_RING;
-
-	for (i = 0; i < n; i++)
-		if ((int64_t)r->e[i].raw == raw) {
-			*seq = r->e[i].seq;
-			return true;
-		}
-	return false;
-}
-
 static int64_t live_now_ns(void)
 {
 	struct timespec ts;
@@ -638,10 +606,26 @@ static void live_seq(struct live *l, bool pps, uint32_t seq)
 	*last = seq;
 }
 
+/*
+ * An input's identity and the kernel's count of it, from its notification:
+ * @second_attr is present when the servo counted it as a second.
+ */
+static struct pp_input live_input(uint32_t seq, uint64_t raw,
+				  const struct nlattr *second_attr)
+{
+	return (struct pp_input){
+		.t_ns = (int64_t)raw,
+		.seq = seq,
+		.counted = second_attr,
+		.second = second_attr ? (int64_t)nla_get_u64(second_attr) : 0,
+	};
+}
+
 static void live_pps(struct live *l, struct nlattr *nest)
 {
 	struct nlattr *tb[GPSPHC_A_PPS_MAX + 1];
-	uint64_t raw, real;
+	struct pp_input in;
+	uint64_t real;
 	bool assert;
 
 	if (nla_parse_nested(tb, GPSPHC_A_PPS_MAX, nest, NULL) ||
@@ -649,28 +633,33 @@ static void live_pps(struct live *l, struct nlattr *nest)
 	    !tb[GPSPHC_A_PPS_REAL_NS] || !tb[GPSPHC_A_PPS_EDGE])
 		return;
 	live_seq(l, true, nla_get_u32(tb[GPSPHC_A_PPS_SEQ]));
-	raw = nla_get_u64(tb[GPSPHC_A_PPS_RAW_NS]);
+	in = live_input(nla_get_u32(tb[GPSPHC_A_PPS_SEQ]),
+			nla_get_u64(tb[GPSPHC_A_PPS_RAW_NS]),
+			tb[GPSPHC_A_PPS_SECOND]);
 	real = nla_get_u64(tb[GPSPHC_A_PPS_REAL_NS]);
 	assert = tb[GPSPHC_A_PPS_ASSERT];
-	if (l->o->dump_events)
-		printf("pps dev=%" PRIu32 " seq=%" PRIu32 " edge=%s assert=%d raw_ns=%" PRIu64 " real_ns=%" PRIu64 "\n",
-		       l->dev_id, nla_get_u32(tb[GPSPHC_A_PPS_SEQ]),
+	if (l->o->dump_events) {
+		printf("pps dev=%" PRIu32 " seq=%" PRIu32 " edge=%s assert=%d raw_ns=%" PRId64 " real_ns=%" PRIu64,
+		       l->dev_id, in.seq,
 		       gp_enum_name(GP_ENUM_EDGE, nla_get_u32(tb[GPSPHC_A_PPS_EDGE])),
-		       assert, raw, real);
+		       assert, in.t_ns, real);
+		if (in.counted)
+			printf(" second=%" PRId64, in.second);
+		printf("\n");
+	}
 	if (!assert)
 		return;
-	live_ring_add(&l->edges, raw, nla_get_u32(tb[GPSPHC_A_PPS_SEQ]));
 	if (l->o->record)
-		record_edge(l->o->record, (int64_t)raw);
-	pipeline_edge(l->p, (int64_t)raw);
+		record_edge(l->o->record, &in);
+	pipeline_edge(l->p, &in);
 }
 
 static void live_sentence(struct live *l, struct nlattr *nest)
 {
 	struct nlattr *tb[GPSPHC_A_SENT_MAX + 1];
-	uint32_t csum;
-	uint64_t raw;
+	struct pp_input in;
 	const char *data;
+	uint32_t csum;
 	int len;
 
 	if (nla_parse_nested(tb, GPSPHC_A_SENT_MAX, nest, NULL) ||
@@ -679,28 +668,31 @@ static void live_sentence(struct live *l, struct nlattr *nest)
 	    !tb[GPSPHC_A_SENT_CSUM])
 		return;
 	live_seq(l, false, nla_get_u32(tb[GPSPHC_A_SENT_SEQ]));
-	raw = nla_get_u64(tb[GPSPHC_A_SENT_RAW_NS]);
+	in = live_input(nla_get_u32(tb[GPSPHC_A_SENT_SEQ]),
+			nla_get_u64(tb[GPSPHC_A_SENT_RAW_NS]),
+			tb[GPSPHC_A_SENT_SECOND]);
 	csum = nla_get_u32(tb[GPSPHC_A_SENT_CSUM]);
 	data = nla_data(tb[GPSPHC_A_SENT_DATA]);
 	len = nla_len(tb[GPSPHC_A_SENT_DATA]);
 	if (csum < GPSPHC_CSUM_OK || csum > GPSPHC_CSUM_MAX)
 		return;
-	if (l->o->dump_events)
-		printf("sentence dev=%" PRIu32 " seq=%" PRIu32 " csum=%s raw_ns=%" PRIu64 " real_ns=%" PRIu64 " %.*s\n",
-		       l->dev_id, nla_get_u32(tb[GPSPHC_A_SENT_SEQ]), gp_enum_name(GP_ENUM_CSUM, csum),
-		       raw, nla_get_u64(tb[GPSPHC_A_SENT_REAL_NS]), len, data);
+	if (l->o->dump_events) {
+		printf("sentence dev=%" PRIu32 " seq=%" PRIu32 " csum=%s raw_ns=%" PRId64 " real_ns=%" PRIu64,
+		       l->dev_id, in.seq, gp_enum_name(GP_ENUM_CSUM, csum),
+		       in.t_ns, nla_get_u64(tb[GPSPHC_A_SENT_REAL_NS]));
+		if (in.counted)
+			printf(" second=%" PRId64, in.second);
+		printf(" %.*s\n", len, data);
+	}
 	/* What the receiver sent, less what the line garbled. */
 	if (l->o->nmea_pty && csum != GPSPHC_CSUM_BAD)
 		nmea_pty_write(l->o->nmea_pty, data, (size_t)len);
 	if (csum != GPSPHC_CSUM_OK)
 		return;
 	if (l->o->record)
-		record_sentence(l->o->record, (int64_t)raw, data, (size_t)len);
-	/* Known before the pipeline runs: a label may name it at once. */
-	if (pipeline_starts_second(l->p, (int64_t)raw))
-		live_ring_add(&l->sentences, raw, nla_get_u32(tb[GPSPHC_A_SENT_SEQ]));
+		record_sentence(l->o->record, &in, data, (size_t)len);
 	/* The kernel's framer checked the checksum: the pipeline takes its word. */
-	pipeline_sentence(l->p, (int64_t)raw, data, (size_t)len, NMEA_OK);
+	pipeline_sentence(l->p, &in, data, (size_t)len, NMEA_OK);
 }
 
 static void live_save_state(struct live *l)
@@ -738,7 +730,10 @@ static void live_label_busy(struct live *l, const char *what)
 
 /*
  * The pipeline labelled an edge, or in coarse mode a sentence that starts
- * a second: print it and tell the kernel, unless its servo is off.
+ * a second: print it and tell the kernel, unless its servo is off. A label
+ * the guard holds (a jump) goes to the kernel too, unprinted: the kernel
+ * confirms jumps for the clock (confirm_n), gpsphcd's guard only for what
+ * it prints and trusts.
  */
 static void live_label(void *ctx, const struct pp_label *lab)
 {
@@ -747,21 +742,16 @@ static void live_label(void *ctx, const struct pp_label *lab)
 	struct nlattr *nest;
 	struct nl_msg *msg;
 	char what[96];
-	uint32_t seq;
 
-	if (l->o->print_labels)
+	if (l->o->print_labels && !lab->held)
 		pp_print_label(stdout, lab);
 	else if (log_enabled(LOG_DEBUG))
-		log_msg(LOG_DEBUG, "%s: %s at %" PRId64 " ns is TAI %" PRId64 " (TAI-UTC %d)",
-			l->tty_name, input, lab->edge_ns, lab->tai, lab->tai_utc);
+		log_msg(LOG_DEBUG, "%s: %s at %" PRId64 " ns is TAI %" PRId64 " (TAI-UTC %d)%s",
+			l->tty_name, input, lab->edge_ns, lab->tai, lab->tai_utc,
+			lab->held ? ", held by the guard: for the kernel to confirm" : "");
 	if (l->hold) {
-		live_label_good(l, lab->tai);
-		return;
-	}
-	if (!live_ring_find(lab->coarse ? &l->sentences : &l->edges,
-			    lab->edge_ns, &seq)) {
-		log_msg(LOG_WARNING, "the %s at %" PRId64 " ns is older than the last %d: not labelled",
-			input, lab->edge_ns, LIVE_RING);
+		if (!lab->held)
+			live_label_good(l, lab->tai);
 		return;
 	}
 	msg = live_msg(l, GPSPHC_CMD_TIME_SET);
@@ -770,7 +760,7 @@ static void live_label(void *ctx, const struct pp_label *lab)
 	if (nla_put_u32(msg, GPSPHC_A_DEV_ID, l->dev_id) ||
 	    !(nest = nla_nest_start(msg, GPSPHC_A_DEV_TIME)) ||
 	    nla_put_u32(msg, lab->coarse ? GPSPHC_A_TIME_SENTENCE_SEQ :
-			GPSPHC_A_TIME_EDGE_SEQ, seq) ||
+			GPSPHC_A_TIME_EDGE_SEQ, lab->seq) ||
 	    nla_put_u64(msg, GPSPHC_A_TIME_TAI_SEC, (uint64_t)lab->tai) ||
 	    nla_put_u32(msg, GPSPHC_A_TIME_TAI_UTC, (uint32_t)lab->tai_utc) ||
 	    (lab->leap_pending &&
@@ -782,13 +772,14 @@ static void live_label(void *ctx, const struct pp_label *lab)
 	}
 	nla_nest_end(msg, nest);
 	snprintf(what, sizeof(what), "labelling %s %" PRIu32 "%s as TAI %" PRId64,
-		 input, seq, lab->coarse ? " (coarse mode)" : "", lab->tai);
+		 input, lab->seq, lab->coarse ? " (coarse mode)" : "", lab->tai);
 	if (!live_request(l, msg, what, NULL, -EBUSY)) {
 		if (l->refused_busy)
 			log_msg(LOG_NOTICE, "the kernel takes labels again (%s)",
 				what);
 		l->refused_busy = false;
-		live_label_good(l, lab->tai);
+		if (!lab->held)
+			live_label_good(l, lab->tai);
 	} else if (l->ack_err == -EBUSY) {
 		live_label_busy(l, what);
 	}

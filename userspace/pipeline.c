@@ -124,7 +124,7 @@ static void label(struct pipeline *p, const struct pp_pending *s)
 	if (p->coarse)
 		a.offset_ns = 0;
 
-	if (assoc_pick(&a, s->t_ns, p->have_edge ? p->edge_ns : INT64_MIN,
+	if (assoc_pick(&a, s->t_ns, p->have_edge ? p->edge.t_ns : INT64_MIN,
 		       &edge, &delay, &e)) {
 		if (!p->coarse)
 			log_msg(LOG_WARNING, "%s", e.msg);
@@ -143,7 +143,7 @@ static void label(struct pipeline *p, const struct pp_pending *s)
 			    s->t_ns, s->lab.tai, edge, p->edge_tai);
 		return;
 	}
-	v = guard_offer(&p->guard, edge, s->lab.tai,
+	v = guard_offer(&p->guard, p->edge.second, s->lab.tai,
 			p->pivot.utc + p->pivot.tai_utc, &expected);
 	format_utc(got, sizeof(got), s->lab.utc, s->lab.sec60);
 	switch (v) {
@@ -163,7 +163,8 @@ static void label(struct pipeline *p, const struct pp_pending *s)
 		log_msg(LOG_WARNING, "TIME JUMP HELD: the receiver says %s (TAI %" PRId64 ") but the running time is %s (TAI %" PRId64 "), %+" PRId64 " s; accepted only after %u consecutive edges agree (%u so far)",
 		    got, s->lab.tai, want, expected, s->lab.tai - expected,
 		    p->guard.n, p->guard.cand_count);
-		return;
+		l.held = true;
+		break;
 	}
 	case GUARD_JUMP:
 		log_msg(LOG_WARNING, "TIME JUMP ACCEPTED after %u consistent edges: now %s (TAI %" PRId64 "), running time was TAI %" PRId64 " (%+" PRId64 " s)",
@@ -173,10 +174,8 @@ static void label(struct pipeline *p, const struct pp_pending *s)
 	default:
 		break;
 	}
-	/* the first accepted sentence labels the edge; others cross-check */
-	p->edge_done = true;
-	p->edge_tai = s->lab.tai;
 	l.edge_ns = edge;
+	l.seq = p->edge.seq;
 	l.coarse = p->coarse;
 	l.tai = s->lab.tai;
 	l.utc = s->lab.utc;
@@ -184,9 +183,14 @@ static void label(struct pipeline *p, const struct pp_pending *s)
 	l.tai_utc = s->lab.tai_utc;
 	l.behind_weeks = s->behind_weeks;
 	note_leap(p, &l);
-	p->labels++;
-	p->coarse_labels += l.coarse;
-	note_run(p, v, &l);
+	if (!l.held) {
+		/* the first accepted sentence labels the edge; others cross-check */
+		p->edge_done = true;
+		p->edge_tai = s->lab.tai;
+		p->labels++;
+		p->coarse_labels += l.coarse;
+		note_run(p, v, &l);
+	}
 	p->emit(p->ctx, &l);
 }
 
@@ -209,17 +213,22 @@ static void drain(struct pipeline *p, int64_t now, bool inclusive)
 	}
 }
 
-void pipeline_edge(struct pipeline *p, int64_t t_ns)
+void pipeline_edge(struct pipeline *p, const struct pp_input *in)
 {
-	drain(p, t_ns, false);
+	if (!in->counted) {
+		log_msg(LOG_DEBUG, "edge %" PRIu32 " at %" PRId64 " ns: not where a second was due, by the kernel's count: not labelled",
+		    in->seq, in->t_ns);
+		return;
+	}
+	drain(p, in->t_ns, false);
 	if (p->coarse) {
 		p->coarse = false;
 		log_msg(LOG_NOTICE, "PPS edges back: labelling edges (coarse mode ends)");
 	}
 	p->have_pps = true;
-	p->pps_ns = t_ns;
+	p->pps_ns = in->t_ns;
 	p->have_edge = true;
-	p->edge_ns = t_ns;
+	p->edge = *in;
 	p->edge_done = false;
 }
 
@@ -232,13 +241,6 @@ void pipeline_resync(struct pipeline *p)
 {
 	/* Sentences waiting for their edge: it may be among the lost. */
 	p->nq = 0;
-	/*
-	 * A lost sentence with a good checksum may have come just before the
-	 * next one, so that one is not known to start a second (the kernel,
-	 * which saw them all, may say it does not); the one after it is.
-	 */
-	if (p->have_good)
-		p->last_good_ns = INT64_MAX;
 }
 
 static bool resolve(struct pipeline *p, int64_t t_ns, const char *s,
@@ -296,25 +298,20 @@ static bool resolve(struct pipeline *p, int64_t t_ns, const char *s,
 	return true;
 }
 
-bool pipeline_starts_second(const struct pipeline *p, int64_t t_ns)
+/*
+ * A sentence with a good checksum: coarse mode's bookkeeping. One the
+ * kernel counted starts a second; with no edge ever, only once the first
+ * good sentence is PP_COARSE_START_NS old (gpsphcd's policy).
+ */
+static void good_sentence(struct pipeline *p, const struct pp_input *in)
 {
-	if (p->have_good && t_ns - p->last_good_ns < PP_SENTENCE_GAP_NS)
-		return false;
-	if (p->have_pps)
-		return t_ns - p->pps_ns >= PP_COARSE_AFTER_NS;
-	return p->have_good && t_ns - p->first_good_ns >= PP_COARSE_START_NS;
-}
-
-/* A sentence with a good checksum: coarse mode's bookkeeping. */
-static void good_sentence(struct pipeline *p, int64_t t_ns)
-{
-	bool start = pipeline_starts_second(p, t_ns);
+	int64_t t_ns = in->t_ns;
 
 	if (!p->have_good)
 		p->first_good_ns = t_ns;
 	p->have_good = true;
-	p->last_good_ns = t_ns;
-	if (!start)
+	if (!in->counted ||
+	    (!p->have_pps && t_ns - p->first_good_ns < PP_COARSE_START_NS))
 		return;
 	/* What waits belongs to the previous second (or edge). */
 	drain(p, INT64_MAX, true);
@@ -328,17 +325,18 @@ static void good_sentence(struct pipeline *p, int64_t t_ns)
 	}
 	p->coarse = true;
 	p->have_edge = true;
-	p->edge_ns = t_ns;
+	p->edge = *in;
 	p->edge_done = false;
 }
 
-void pipeline_sentence(struct pipeline *p, int64_t t_ns, const char *s,
-		       size_t len, int csum)
+void pipeline_sentence(struct pipeline *p, const struct pp_input *in,
+		       const char *s, size_t len, int csum)
 {
 	struct pp_pending pend;
+	int64_t t_ns = in->t_ns;
 
 	if (csum == NMEA_OK)
-		good_sentence(p, t_ns);
+		good_sentence(p, in);
 	if (!resolve(p, t_ns, s, len, csum, &pend))
 		return;
 	if (p->nq == PP_QUEUE) {

@@ -5,18 +5,21 @@
  * ("edge X is TAI second Y") come out through a callback.  Diagnostics go
  * to stderr.
  *
- * Live mode feeds the same two functions from the kernel's netlink events
- * (PPS edge: its raw timestamp; SENTENCE: the timestamp of its first byte)
- * and turns each label into a TIME_SET command.
+ * Each input comes with its identity and the kernel's word on it (struct
+ * pp_input): live mode reads them from the kernel's netlink events (PPS
+ * edge: its raw timestamp; SENTENCE: the timestamp of its first byte), the
+ * replay from the capture. A label names its input by that identity, which
+ * live mode puts in a TIME_SET command as it is: gpsphcd keeps no table of
+ * its own from timestamps to inputs.
  *
- * Coarse mode (no PPS wire), by the kernel's rules (see GPSPHC_CMD_TIME_SET
- * in linux/gpsphc.h): a sentence with a good checksum that began at least
- * GPSPHC_SENTENCE_GAP_MS after the previous one with a good checksum (or
- * the first ever) starts a second.  While no on-time edge has come for
- * GPSPHC_COARSE_AFTER_S, or none ever has and the first good sentence is
- * PP_COARSE_START_NS old, such a sentence stands in for the edge of its
- * burst: the burst's time sentences label it (offset 0, the usual window).
- * An edge ends coarse mode.
+ * Which inputs start a second is the kernel's servo's to say, and it says
+ * so in the input's notification with the second's number in its count:
+ * an on-time edge it did not count (not where a second was due) is no
+ * edge here, and in coarse mode (no PPS wire) a sentence it counted stands
+ * in for the edge of its burst: the burst's time sentences label it
+ * (offset 0, the usual window).  gpsphcd's own policy on top: with no edge
+ * ever, coarse mode waits until the first good sentence is
+ * PP_COARSE_START_NS old.  An edge ends coarse mode.
  */
 #ifndef GPSPHCD_PIPELINE_H
 #define GPSPHCD_PIPELINE_H
@@ -32,9 +35,6 @@
 #include "linux/gpsphc.h"
 #include "timeconv.h"
 
-/* The kernel's coarse-mode rules, in the pipeline's nanoseconds. */
-#define PP_SENTENCE_GAP_NS	(GPSPHC_SENTENCE_GAP_MS * NS_PER_MS)
-#define PP_COARSE_AFTER_NS	(GPSPHC_COARSE_AFTER_S * NS_PER_SEC)
 /*
  * gpsphcd's own policy: with no edge ever, coarse mode waits until the
  * first good sentence is this old, so that a PPS which starts just after
@@ -42,9 +42,21 @@
  */
 #define PP_COARSE_START_NS	(2 * NS_PER_SEC)
 
+/*
+ * One input as the kernel captured and counted it: an on-time PPS edge or
+ * a sentence.
+ */
+struct pp_input {
+	int64_t t_ns;		/* CLOCK_MONOTONIC_RAW */
+	uint32_t seq;		/* the kernel's sequence number, per kind */
+	bool counted;		/* it starts a second, by the kernel's count */
+	int64_t second;		/* with counted: its number in that count */
+};
+
 struct pp_label {
 	/* CLOCK_MONOTONIC_RAW of the PPS edge, or of the sentence standing in */
 	int64_t edge_ns;
+	uint32_t seq;		/* its sequence number: TIME_SET names it */
 	bool coarse;		/* edge_ns is a sentence that starts a second */
 	int64_t tai;		/* PTP seconds of that edge */
 	int64_t utc;		/* UTC seconds (23:59:60 -> next 00:00:00) */
@@ -53,6 +65,12 @@ struct pp_label {
 	int leap_pending;	/* +1/-1: a leap second at leap_at_utc */
 	int64_t leap_at_utc;	/* UTC second at which TAI-UTC changes */
 	int64_t behind_weeks;	/* receiver's rollover bug, 0 if none */
+	/*
+	 * The guard holds it: a jump not confirmed yet. The kernel, which
+	 * confirms jumps for the clock (confirm_n), gets it all the same;
+	 * it is neither printed nor trusted here.
+	 */
+	bool held;
 };
 
 typedef void (*pp_emit_fn)(void *ctx, const struct pp_label *l);
@@ -92,7 +110,7 @@ struct pipeline {
 
 	/* the last edge, or (coarse mode) sentence that starts a second */
 	bool have_edge;
-	int64_t edge_ns;
+	struct pp_input edge;
 	bool edge_done;			/* it has a label */
 	int64_t edge_tai;
 
@@ -100,7 +118,7 @@ struct pipeline {
 	bool have_pps;			/* an on-time edge has come */
 	int64_t pps_ns;			/* the last one */
 	bool have_good;			/* a sentence with a good checksum has */
-	int64_t first_good_ns, last_good_ns;
+	int64_t first_good_ns;
 
 	struct pp_pending q[PP_QUEUE];	/* resolved, waiting for t - offset */
 	unsigned int nq;
@@ -125,21 +143,16 @@ struct pipeline {
 void pipeline_init(struct pipeline *p, const struct era_floor *floor,
 		   const struct leap_table *leap, const struct assoc_cfg *a,
 		   unsigned int guard_n, pp_emit_fn emit, void *ctx);
-void pipeline_edge(struct pipeline *p, int64_t t_ns);
+/* An on-time PPS edge; one the kernel did not count is ignored. */
+void pipeline_edge(struct pipeline *p, const struct pp_input *in);
 /*
  * Any sentence, with its checksum verdict @csum (NMEA_OK,
  * NMEA_E_NO_CHECKSUM or NMEA_E_CHECKSUM): the kernel framer's in live
- * mode, nmea_checksum_check()'s in replay. Coarse mode counts the good
- * ones; the parser takes the verdict as it is.
+ * mode, nmea_checksum_check()'s in replay. The parser takes the verdict
+ * as it is; only the kernel counts a sentence (@in->counted).
  */
-void pipeline_sentence(struct pipeline *p, int64_t t_ns, const char *s,
-		       size_t len, int csum);
-/*
- * Would a sentence with a good checksum at @t_ns, given next, stand in for
- * an edge (coarse mode, the first of its second)?  Live mode asks before
- * pipeline_sentence(), to find that sentence again when a label names it.
- */
-bool pipeline_starts_second(const struct pipeline *p, int64_t t_ns);
+void pipeline_sentence(struct pipeline *p, const struct pp_input *in,
+		       const char *s, size_t len, int csum);
 /* End of input: process what waits for a later timestamp. */
 void pipeline_flush(struct pipeline *p);
 /* Seconds the labels have been consistent so far (see PP_TRUST_S). */

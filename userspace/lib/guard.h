@@ -2,8 +2,10 @@
 /*
  * guard.h - anti-warp guard.
  *
- * The running time is the last accepted label extrapolated one second per
- * second of edge timestamps.  A new label that agrees with it is accepted.
+ * The running time is the last accepted label extrapolated by the kernel's
+ * count of seconds: each input that starts a second has its number in that
+ * count (live mode reads it from the input's notification; see
+ * pipeline.h), so the guard counts no seconds of its own.  A new label that agrees with it is accepted.
  * One that disagrees (a jump by a whole number of seconds, forwards or
  * backwards) is held: it replaces the running time only after N
  * consecutive edges whose labels agree with each other (default 3, so a
@@ -22,9 +24,9 @@
 struct guard {
 	unsigned int n;			/* consecutive labels to accept a jump */
 	bool have;			/* running time known */
-	int64_t edge_ns, tai;		/* last accepted label */
+	int64_t second, tai;		/* last accepted label */
 	unsigned int cand_count;	/* candidates so far, 0: none */
-	int64_t cand_edge_ns, cand_tai;	/* last candidate */
+	int64_t cand_second, cand_tai;	/* last candidate */
 };
 
 enum guard_verdict {
@@ -38,13 +40,11 @@ enum guard_verdict {
 void guard_init(struct guard *g, unsigned int n);
 
 /*
- * Offer the label @tai (PTP seconds) for the edge at @edge_ns.  @expected
- * gets the running time for that edge (or @tai when there is none).
+ * Offer the label @tai (PTP seconds) for the input numbered @second in the
+ * kernel's count.  @expected gets the running time for that input (or
+ * @tai when there is none).
  */
-enum guard_verdict guard_offer(struct guard *g, int64_t edge_ns, int64_t tai,
+enum guard_verdict guard_offer(struct guard *g, int64_t second, int64_t tai,
 			       int64_t pivot_tai, int64_t *expected);
-
-/* Seconds from edge @a_ns to edge @b_ns, rounded to the nearest second. */
-int64_t guard_elapsed(int64_t a_ns, int64_t b_ns);
 
 #endif /* GPSPHC_GUARD_H */

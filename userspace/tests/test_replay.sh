@@ -75,7 +75,7 @@ run_built() {
 built_utc=$(date -u -d "@$built_at" +%Y-%m-%dT%H:%M:%SZ)
 
 echo "TAP version 13"
-echo "1..$(($(ls "$here"/captures/*.log | wc -l) + 31))"
+echo "1..$(($(ls "$here"/captures/*.log | wc -l) + 35))"
 for log in "$here"/captures/*.log; do
 	name=$(basename "$log" .log)
 	opts=$(sed -n 's/^# Replay: gpsphcd --replay [^ ]* *//p' "$log")
@@ -288,6 +288,43 @@ rc=$?
 [ $rc -eq 1 ] && grep -q "bad.log:2: unknown event type" "$tmp/err" &&
 	[ ! -s "$tmp/out" ]
 ok $? "malformed capture line rejected with its line number"
+
+# The kernel's count, as --record writes it: "P <ns> <second>", "S <ns>
+# - <sentence>" for a sentence it did not count. The same capture with
+# the count written out labels the same.
+awk '/^P / { if (!t0) t0 = $2; printf "P %s %d\n", $2, int(($2 - t0) / 1e9 + 0.5); next }
+     /^S / { $2 = $2 " -" } { print }' \
+	"$here/captures/ublox-leap-2016.log" >"$tmp/counted.log"
+run "$tmp/counted.log" "$here/captures/ublox-leap-2016.expected" \
+	--not-before 2016-01-01
+ok $? "capture with the kernel's count written out: the same labels"
+
+# An on-time edge the kernel did not count ("P <ns> -", a glitch 300 ms
+# after an edge) is no edge: the labels are the same.
+awk '/^P 5003000000039 / { print "P 5002300000000 -" } { print }' \
+	"$tmp/counted.log" >"$tmp/glitch.log"
+run "$tmp/glitch.log" "$here/captures/ublox-leap-2016.expected" \
+	--not-before 2016-01-01 &&
+	grep -q "^P 5002300000000 -$" "$tmp/glitch.log"
+ok $? "an edge the kernel did not count is not labelled"
+
+# The guard counts seconds by the kernel's count, not by timestamps: from
+# the fourth edge on the kernel numbers every edge a second further than
+# the timestamps say (it counted a pulse as missed; written by hand here),
+# so the receiver's labels are a jump of -1 s, held for three edges.
+awk '/^P / && $3 >= 3 { $3 = $3 + 1 } { print }' "$tmp/counted.log" >"$tmp/skip.log"
+"$gpsphcd" --replay "$tmp/skip.log" --leapfile "$leap" --not-before 2016-01-01 \
+	>"$tmp/out" 2>"$tmp/err"
+grep -q "TIME JUMP HELD: the receiver says 2016-12-31T23:59:59Z (TAI 1483228835) but the running time is 2016-12-31T23:59:60Z (TAI 1483228836), -1 s" "$tmp/err" &&
+	grep -q "TIME JUMP ACCEPTED after 3 consistent edges: now 2017-01-01T00:00:00Z (TAI 1483228837), running time was TAI 1483228838 (-1 s)" "$tmp/err" &&
+	! grep -q "^500[34]0000000[35][92] " "$tmp/out" &&
+	grep -qx "5005000000065 1483228837 2017-01-01T00:00:00Z 37" "$tmp/out"
+ok $? "the guard extrapolates by the kernel's count of seconds"
+
+printf 'P 1000 12x\n' >"$tmp/badcount.log"
+"$gpsphcd" --replay "$tmp/badcount.log" --leapfile "$leap" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "badcount.log:1: the kernel's count is not a second's number or \"-\"" "$tmp/err"
+ok $? "a malformed count is rejected with its line number"
 
 # --servo changes the attached device: live mode only.
 refused "gpsphcd: --servo goes with live mode (gpsphcd --servo on|off TTY), not with --replay" \

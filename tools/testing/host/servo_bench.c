@@ -218,13 +218,14 @@ static void run_ours(const struct row *r, unsigned int seed, double *err)
 			s64 reading = phc_read(&phc, e.raw);
 			double t0 = edge_cost ? now_ns() : 0;
 
-			gpsphc_servo_edge(&s, GPSPHC_SERVO_INPUT_PPS, e.raw,
-					  reading, &out);
+			gpsphc_servo_edge(&s, GPSPHC_SERVO_INPUT_PPS, (u32)k,
+					  e.raw, reading, &out);
 			if (edge_cost)
 				edge_cost[edge_cost_n++] = now_ns() - t0;
 			phc_apply(&phc, e.raw + EDGE_DELAY_NS, &out);
 			now = e.raw + LABEL_DELAY_NS;
-			gpsphc_servo_label(&s, e.raw, e.tai_sec, now,
+			gpsphc_servo_label(&s, GPSPHC_SERVO_INPUT_PPS, (u32)k,
+					   e.tai_sec, now,
 					   phc_read(&phc, now), &out);
 			phc_apply(&phc, now, &out);
 		}

@@ -47,7 +47,19 @@ struct rig {
 	unsigned int x_n;	/* per second, 0: none */
 	unsigned int x_i;	/* this second's extras fed so far */
 	u64 x_fed, x_used;	/* extras fed; extras counted as seconds */
+	u32 seq[2];		/* next sequence number, per input kind */
+	u32 e_seq;		/* the last true edge's */
 };
+
+/* Feed an input with the next sequence number of its kind; returns it */
+static u32 rig_feed(struct rig *r, enum gpsphc_servo_input kind, u64 raw,
+		    s64 phc, struct gpsphc_servo_out *o)
+{
+	u32 seq = r->seq[kind]++;
+
+	gpsphc_servo_edge(&r->s, kind, seq, raw, phc, o);
+	return seq;
+}
 
 static void rig_init(struct rig *r, double ppb, double jitter)
 {
@@ -92,8 +104,8 @@ static void rig_extras(struct rig *r, u64 until)
 		raw = r->e.raw_true + r->x_first + r->x_i * r->x_step;
 		if (raw >= until)
 			break;
-		gpsphc_servo_edge(&r->s, GPSPHC_SERVO_INPUT_PPS, raw,
-				  phc_read(&r->phc, raw), &o);
+		rig_feed(r, GPSPHC_SERVO_INPUT_PPS, raw, phc_read(&r->phc, raw),
+			 &o);
 		rig_apply(r, raw + EDGE_DELAY, &o);
 		r->x_fed++;
 		if (o.flags & GPSPHC_SERVO_OUT_USED)
@@ -119,14 +131,15 @@ static void rig_second(struct rig *r)
 	r->lres = 0;
 	r->x_i = 0;
 	if (e->present) {
-		gpsphc_servo_edge(&r->s, GPSPHC_SERVO_INPUT_PPS, e->raw,
-				  phc_read(&r->phc, e->raw), &r->out);
+		r->e_seq = rig_feed(r, GPSPHC_SERVO_INPUT_PPS, e->raw,
+				    phc_read(&r->phc, e->raw), &r->out);
 		rig_apply(r, e->raw + EDGE_DELAY, &r->out);
 		if (r->label) {
 			u64 now = e->raw + LABEL_DELAY;
 
 			rig_extras(r, now);
-			r->lres = gpsphc_servo_label(&r->s, e->raw,
+			r->lres = gpsphc_servo_label(&r->s, GPSPHC_SERVO_INPUT_PPS,
+						     r->e_seq,
 						     e->tai_sec + r->skew, now,
 						     phc_read(&r->phc, now),
 						     &r->lout);
@@ -556,16 +569,17 @@ TEST(spurious_edge)
 {
 	struct rig r;
 	struct gpsphc_servo_out o;
+	u32 glitch;
 	int i;
 
 	rig_start(&r, 50);
-	gpsphc_servo_edge(&r.s, GPSPHC_SERVO_INPUT_PPS, r.e.raw + 300000000,
+	glitch = rig_feed(&r, GPSPHC_SERVO_INPUT_PPS, r.e.raw + 300000000,
 			  phc_read(&r.phc, r.e.raw + 300000000), &o);
 	EXPECT_FALSE(o.flags & (GPSPHC_SERVO_OUT_USED | GPSPHC_SERVO_OUT_ADJ |
 				GPSPHC_SERVO_OUT_STEP));
 	EXPECT_EQ(r.s.counters.spurious, 1);
-	EXPECT_EQ(gpsphc_servo_label(&r.s, r.e.raw + 300000000, r.e.tai_sec,
-				     r.e.raw + 400000000, 0, &o),
+	EXPECT_EQ(gpsphc_servo_label(&r.s, GPSPHC_SERVO_INPUT_PPS, glitch,
+				     r.e.tai_sec, r.e.raw + 400000000, 0, &o),
 		  GPSPHC_SERVO_LABEL_UNCOUNTED);
 	for (i = 0; i < 10; i++) {
 		rig_second(&r);
@@ -579,33 +593,37 @@ TEST(spurious_edge)
 /* Labels refused, with the reason; nothing moves */
 TEST(label_refusals)
 {
+	const enum gpsphc_servo_input pps = GPSPHC_SERVO_INPUT_PPS;
 	struct gpsphc_servo_out o;
 	struct rig r;
-	u64 first;
+	u32 first;
 
 	rig_init(&r, 50000, 1000);
 	rig_run(&r, 1);
-	first = r.e.raw;
+	first = r.e_seq;
 	rig_run(&r, 40);
 	/* the first edge fell out of the 32-edge history */
-	EXPECT_EQ(gpsphc_servo_label(&r.s, first, TAI0, r.e.raw + 1, 0, &o),
+	EXPECT_EQ(gpsphc_servo_label(&r.s, pps, first, TAI0, r.e.raw + 1, 0,
+				     &o),
 		  GPSPHC_SERVO_LABEL_UNKNOWN);
-	EXPECT_EQ(gpsphc_servo_label(&r.s, r.e.raw - 1, r.e.tai_sec,
-				     r.e.raw + 1, 0, &o),
+	EXPECT_EQ(gpsphc_servo_label(&r.s, pps, r.e_seq - GPSPHC_SERVO_HISTORY,
+				     r.e.tai_sec, r.e.raw + 1, 0, &o),
 		  GPSPHC_SERVO_LABEL_UNKNOWN);
-	EXPECT_EQ(gpsphc_servo_label(&r.s, r.e.raw + NS, r.e.tai_sec,
+	EXPECT_EQ(gpsphc_servo_label(&r.s, pps, r.e_seq + 1, r.e.tai_sec,
 				     r.e.raw + 2 * NS, 0, &o),
 		  GPSPHC_SERVO_LABEL_FUTURE);
-	/* now before the edge */
-	EXPECT_EQ(gpsphc_servo_label(&r.s, r.e.raw, r.e.tai_sec,
-				     r.e.raw - 1, 0, &o),
+	/* no sentence was ever fed */
+	EXPECT_EQ(gpsphc_servo_label(&r.s, GPSPHC_SERVO_INPUT_SENTENCE, r.e_seq,
+				     r.e.tai_sec, r.e.raw + 1, 0, &o),
 		  GPSPHC_SERVO_LABEL_FUTURE);
-	EXPECT_EQ(gpsphc_servo_label(&r.s, r.e.raw, 10, r.e.raw + 1, 0, &o),
+	EXPECT_EQ(gpsphc_servo_label(&r.s, pps, r.e_seq, 10, r.e.raw + 1, 0,
+				     &o),
 		  GPSPHC_SERVO_LABEL_RANGE);
-	EXPECT_EQ(gpsphc_servo_label(&r.s, r.e.raw, 9223372036ULL,
+	EXPECT_EQ(gpsphc_servo_label(&r.s, pps, r.e_seq, 9223372036ULL,
 				     r.e.raw + 1, 0, &o),
 		  GPSPHC_SERVO_LABEL_RANGE);
-	EXPECT_EQ(gpsphc_servo_label(&r.s, r.e.raw, ~0ULL, r.e.raw + 1, 0, &o),
+	EXPECT_EQ(gpsphc_servo_label(&r.s, pps, r.e_seq, ~0ULL, r.e.raw + 1, 0,
+				     &o),
 		  GPSPHC_SERVO_LABEL_RANGE);
 	EXPECT_EQ(o.flags & ~GPSPHC_SERVO_OUT_COARSE, 0);
 	EXPECT_EQ(r.s.counters.labels_refused, 7);
@@ -621,16 +639,17 @@ TEST(late_first_label)
 {
 	struct gpsphc_servo_out o;
 	struct rig r;
-	u64 raw, tai, now;
+	u64 tai, now;
+	u32 seq;
 	int i;
 
 	rig_init(&r, 50000, 1000);
 	rig_run(&r, 20);
-	raw = r.e.raw;
+	seq = r.e_seq;
 	tai = r.e.tai_sec;
 	rig_run(&r, 5);
 	now = r.e.raw + LABEL_DELAY;
-	EXPECT_EQ(gpsphc_servo_label(&r.s, raw, tai, now,
+	EXPECT_EQ(gpsphc_servo_label(&r.s, GPSPHC_SERVO_INPUT_PPS, seq, tai, now,
 				     phc_read(&r.phc, now), &o),
 		  GPSPHC_SERVO_LABEL_SET);
 	rig_apply(&r, now, &o);
@@ -670,6 +689,7 @@ TEST(coarse_mode_locks)
 	struct rig r;
 	double sum = 0;
 	int i, j, locked_at = -1;
+	u32 first_seq = 0;
 
 	rig_init(&r, 50000, 2000000);
 	r.sim.cfg.latency_ns = 120000000;
@@ -683,16 +703,21 @@ TEST(coarse_mode_locks)
 		for (j = 0; j < 5; j++) {
 			u64 raw = r.e.raw + j * 30000000ULL;
 
-			gpsphc_servo_edge(&r.s, GPSPHC_SERVO_INPUT_SENTENCE, raw,
-					  phc_read(&r.phc, raw - 120000000), &o);
+			u32 seq = rig_feed(&r, GPSPHC_SERVO_INPUT_SENTENCE, raw,
+					   phc_read(&r.phc, raw - 120000000),
+					   &o);
+
 			rig_apply(&r, raw + EDGE_DELAY, &o);
 			EXPECT_TRUE(o.flags & GPSPHC_SERVO_OUT_COARSE);
 			EXPECT_EQ(!!(o.flags & GPSPHC_SERVO_OUT_USED), j == 0);
-			if (!j)
+			if (!j) {
 				r.out = o;
+				first_seq = seq;
+			}
 		}
 		lab_now = r.e.raw + LABEL_DELAY;
-		gpsphc_servo_label(&r.s, r.e.raw, r.e.tai_sec, lab_now,
+		gpsphc_servo_label(&r.s, GPSPHC_SERVO_INPUT_SENTENCE, first_seq,
+				   r.e.tai_sec, lab_now,
 				   phc_read(&r.phc, lab_now), &o);
 		rig_apply(&r, lab_now, &o);
 		gpsphc_servo_tick(&r.s, r.e.raw_true + TICK_DELAY, &o);
@@ -741,13 +766,17 @@ TEST(coarse_takes_over_and_hands_back)
 			u64 raw = r.e.raw_true + 150000000 +
 				  (u64)(1e6 * (2 + edge_sim_gauss(&r.sim.rng)));
 
-			gpsphc_servo_edge(&r.s, GPSPHC_SERVO_INPUT_SENTENCE, raw,
-					  phc_read(&r.phc, raw - 152000000), &o);
+			u32 seq = rig_feed(&r, GPSPHC_SERVO_INPUT_SENTENCE, raw,
+					   phc_read(&r.phc, raw - 152000000),
+					   &o);
+
 			rig_apply(&r, raw + EDGE_DELAY, &o);
 			if (!pps && (o.flags & GPSPHC_SERVO_OUT_USED)) {
 				u64 now = raw + LABEL_DELAY;
 
-				gpsphc_servo_label(&r.s, raw, r.e.tai_sec, now,
+				gpsphc_servo_label(&r.s,
+						   GPSPHC_SERVO_INPUT_SENTENCE,
+						   seq, r.e.tai_sec, now,
 						   phc_read(&r.phc, now), &o);
 				rig_apply(&r, now, &o);
 			}
@@ -782,9 +811,8 @@ TEST(sentences_ignored_with_pps)
 	r.label = true;
 	for (i = 0; i < 60; i++) {
 		rig_second(&r);
-		gpsphc_servo_edge(&r.s, GPSPHC_SERVO_INPUT_SENTENCE,
-				  r.e.raw + 150000000,
-				  phc_read(&r.phc, r.e.raw + 150000000), &o);
+		rig_feed(&r, GPSPHC_SERVO_INPUT_SENTENCE, r.e.raw + 150000000,
+			 phc_read(&r.phc, r.e.raw + 150000000), &o);
 		EXPECT_EQ(o.flags & (GPSPHC_SERVO_OUT_USED | GPSPHC_SERVO_OUT_ADJ |
 				     GPSPHC_SERVO_OUT_STEP |
 				     GPSPHC_SERVO_OUT_COARSE), 0);
@@ -824,11 +852,15 @@ TEST(extreme_inputs)
 		if (i % 7 == 0)
 			gpsphc_servo_tick(&s, raw, &o);
 		else if (i % 5 == 0)
-			gpsphc_servo_label(&s, s.hist_len ? s.hist[i % s.hist_len].key : raw,
+			gpsphc_servo_label(&s, i % 2 ? GPSPHC_SERVO_INPUT_PPS :
+					   GPSPHC_SERVO_INPUT_SENTENCE,
+					   s.hist_len ? s.hist[i % s.hist_len].seq :
+					   (u32)raw,
 					   tai, raw + (u64)(i % 11) * NS, phc, &o);
 		else
 			gpsphc_servo_edge(&s, i % 13 ? GPSPHC_SERVO_INPUT_PPS :
-					  GPSPHC_SERVO_INPUT_SENTENCE, raw, phc, &o);
+					  GPSPHC_SERVO_INPUT_SENTENCE, (u32)i, raw,
+					  phc, &o);
 		if (o.flags & GPSPHC_SERVO_OUT_ADJ)
 			ASSERT_LE(llabs(o.adj), max);
 		ASSERT_GE(o.state, GPSPHC_SERVO_UNLOCKED);
@@ -988,7 +1020,7 @@ static void first_edge_glitch(struct __test_metadata *_metadata, u64 before,
 
 	rig_init(&r, 50000, 1000);
 	r.label = true;
-	gpsphc_servo_edge(&r.s, GPSPHC_SERVO_INPUT_PPS, RAW0 - before, 0, &o);
+	rig_feed(&r, GPSPHC_SERVO_INPUT_PPS, RAW0 - before, 0, &o);
 	EXPECT_TRUE(o.flags & GPSPHC_SERVO_OUT_USED);
 	EXPECT_EQ(o.edge_num, 0);
 	EXPECT_FALSE(o.flags & (GPSPHC_SERVO_OUT_STEP | GPSPHC_SERVO_OUT_ADJ));
@@ -1041,10 +1073,55 @@ static int rig_relabel(struct rig *r, s64 skew, u64 ms)
 	u64 now = r->e.raw + LABEL_DELAY + ms * 1000000;
 	int ret;
 
-	ret = gpsphc_servo_label(&r->s, r->e.raw, r->e.tai_sec + skew, now,
+	ret = gpsphc_servo_label(&r->s, GPSPHC_SERVO_INPUT_PPS, r->e_seq,
+				 r->e.tai_sec + skew, now,
 				 phc_read(&r->phc, now), &r->lout);
 	rig_apply(r, now, &r->lout);
 	return ret;
+}
+
+/*
+ * Labels name an input by its kind and sequence number, as captured:
+ * across the wrap of the 32-bit sequence, a PPS edge and a sentence with
+ * the same number are two inputs, and a sentence the servo did not count
+ * (a PPS is present) is refused as such, not as unknown.
+ */
+TEST(labels_name_kind_and_seq)
+{
+	const enum gpsphc_servo_input pps = GPSPHC_SERVO_INPUT_PPS;
+	const enum gpsphc_servo_input sentence = GPSPHC_SERVO_INPUT_SENTENCE;
+	struct gpsphc_servo_out o;
+	struct rig r;
+	u32 ignored;
+	int i;
+
+	rig_init(&r, 50000, 1000);
+	r.seq[pps] = 0xfffffff0U;
+	r.seq[sentence] = 0xfffffff0U;
+	r.label = true;
+	for (i = 0; i < 40; i++) {
+		rig_second(&r);
+		EXPECT_EQ(r.lres, i ? GPSPHC_SERVO_LABEL_AGREE :
+			  GPSPHC_SERVO_LABEL_SET);
+		ignored = rig_feed(&r, sentence, r.e.raw + 150000000,
+				   phc_read(&r.phc, r.e.raw + 150000000), &o);
+		EXPECT_FALSE(o.flags & GPSPHC_SERVO_OUT_USED);
+	}
+	EXPECT_EQ(r.e_seq, 0xfffffff0U + 39);
+	EXPECT_EQ(ignored, r.e_seq);
+	EXPECT_EQ(rig_relabel(&r, 0, 1), GPSPHC_SERVO_LABEL_AGREE);
+	EXPECT_EQ(gpsphc_servo_label(&r.s, sentence, ignored, r.e.tai_sec,
+				     r.e.raw + NS / 2, 0, &o),
+		  GPSPHC_SERVO_LABEL_UNCOUNTED);
+	EXPECT_EQ(gpsphc_servo_label(&r.s, sentence, ignored + 1, r.e.tai_sec,
+				     r.e.raw + NS / 2, 0, &o),
+		  GPSPHC_SERVO_LABEL_FUTURE);
+	/* before the wrap, older than the 32 edges kept */
+	EXPECT_EQ(gpsphc_servo_label(&r.s, pps, 0xfffffff5U, r.e.tai_sec,
+				     r.e.raw + NS / 2, 0, &o),
+		  GPSPHC_SERVO_LABEL_UNKNOWN);
+	EXPECT_EQ(r.s.counters.labels_refused, 3);
+	EXPECT_EQ(r.s.counters.steps, 1);
 }
 
 /*

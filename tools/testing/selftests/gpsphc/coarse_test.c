@@ -132,6 +132,8 @@ struct burst {
 	uint32_t seq[2];	/* the GGA's and the RMC's */
 	long long raw[2];
 	uint32_t csum[2];
+	bool counted[2];	/* the notification carried a second */
+	uint64_t second[2];
 	int n;
 };
 
@@ -171,6 +173,8 @@ static void burst(struct __test_metadata *_metadata, FIXTURE_DATA(coarse) *self,
 		b->seq[b->n] = e->seq;
 		b->raw[b->n] = e->raw_ns;
 		b->csum[b->n] = e->csum;
+		b->counted[b->n] = e->counted;
+		b->second[b->n] = e->second;
 		b->n++;
 	}
 	nlt_events_clear(self->q);
@@ -263,6 +267,10 @@ TEST_F_TIMEOUT(coarse, locks_to_sentences, 90)
 	burst(_metadata, self, 0, true, NSEC_PER_SEC, &b);
 	EXPECT_EQ(GPSPHC_CSUM_OK, b.csum[0]);
 	EXPECT_EQ(1, gpsphc_ll(self->id, "coarse"));
+	/* The notifications say which sentence the servo counted: the GGA. */
+	EXPECT_TRUE(b.counted[0]);
+	EXPECT_EQ(0, b.second[0]);
+	EXPECT_FALSE(b.counted[1]);
 
 	/* The RMC came 40 ms after the GGA: not a second of its own. */
 	ASSERT_EQ(0, label_sentence(self, b.seq[1], T0, &res));
@@ -314,6 +322,9 @@ TEST_F_TIMEOUT(coarse, which_sentence_starts_a_second, 60)
 	for (k = 1; k <= 2; k++) {
 		burst(_metadata, self, k, false, NSEC_PER_SEC, &b);
 		EXPECT_EQ(GPSPHC_CSUM_BAD, b.csum[0]);
+		EXPECT_FALSE(b.counted[0]);
+		EXPECT_TRUE(b.counted[1]);
+		EXPECT_EQ((uint64_t)k, b.second[1]);
 		ASSERT_EQ(0, label_sentence(self, b.seq[0], T0 + k, &res));
 		EXPECT_EQ(EINVAL, res.err) TH_LOG("%s", res.ext_msg);
 		/* The RMC is the first good one: it starts the second. */
@@ -327,6 +338,8 @@ TEST_F_TIMEOUT(coarse, which_sentence_starts_a_second, 60)
 	self->base_raw = clock_ns(CLOCK_MONOTONIC_RAW) + 500000000LL;
 	burst(_metadata, self, 0, true, 150000000LL, &b);
 	burst(_metadata, self, 1, true, 150000000LL, &b);
+	EXPECT_FALSE(b.counted[0]);
+	EXPECT_FALSE(b.counted[1]);
 	ASSERT_EQ(0, label_sentence(self, b.seq[0], T0 + 4, &res));
 	EXPECT_EQ(EINVAL, res.err) TH_LOG("%s", res.ext_msg);
 }

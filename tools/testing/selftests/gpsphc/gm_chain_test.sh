@@ -261,12 +261,12 @@ grep 'announces' "$T/gpsphcd.log" | sed 's/^/# gpsphcd: /'
 # gpsphcd reads tzdata's leap-seconds.list plus a positive leap second
 # there (4007750400 38, 2027-01-01 in NTP seconds; the #h hash
 # recomputed, gpsphcd checks it). The receiver counts pulses from the
-# clock's second at its first edge, so its sentences say 23:59:60 as a
-# real receiver's do (receiver.sh's read CLOCK_REALTIME, which phc2sys
-# steers and the kernel repeats 23:59:59 on). It feeds a second gpsphc
-# clock too, on ttyGPSSIM$UTC_PORT in scale utc, with a gpsphcd of its
-# own (no --ptp4l-socket: one gpsphcd per ptp4l); both ports' pulses come
-# at whole seconds of CLOCK_MONOTONIC_RAW, so one edge is both ports'.
+# clock's second at its first edge, and its sentences say 23:59:60 as a
+# real receiver's do (receiver.sh's receiver with LEAP_UTC). It feeds a
+# second gpsphc clock too, on ttyGPSSIM$UTC_PORT in scale utc, with a
+# gpsphcd of its own (no --ptp4l-socket: one gpsphcd per ptp4l); both
+# ports' pulses come at whole seconds of CLOCK_MONOTONIC_RAW, so one edge
+# is both ports'.
 #
 # The lead is what it takes before midnight to attach (10 s at most), lock
 # and have leap61 on the slave (10 to 15 s in the VM, but the first part
@@ -311,33 +311,6 @@ make_leapfile() {
 	} >"$2"
 }
 
-# leap_receiver SECONDS LEAP_UTC: receiver.sh's receiver, but the second
-# of each edge is counted from the first, and the one at LEAP_UTC is
-# 23:59:60 of the day before. Each sentence goes to both ports.
-leap_receiver() {
-	local end seen now c u t d s
-
-	end=$(($(uptime_s) + $1))
-	seen=$(rising_edges)
-	c=
-	while [ "$(uptime_s)" -lt "$end" ]; do
-		now=$(rising_edges)
-		if [ "$now" -gt "$seen" ]; then
-			if [ -z "$c" ]; then c=$(date -u +%s); else c=$((c + now - seen)); fi
-			seen=$now
-			u=$c
-			[ "$c" -ge "$2" ] && u=$((c - 1))
-			t=$(date -u -d "@$u" +%H%M%S) d=$(date -u -d "@$u" +%d%m%y)
-			[ "$c" = "$2" ] && t=235960
-			s=$(nmea "GPRMC,$t.00,A,4807.038,N,01131.000,E,0.0,0.0,$d,,,A")
-			sleep 0.15
-			printf '%s\n' "$s" >"$SIM_CTL/rx"
-			printf '%s\n' "$s" >"$UTC_CTL/rx" 2>/dev/null
-		fi
-		sleep 0.05
-	done
-}
-
 # The UTC-scale clock's device, on ttyGPSSIM$UTC_PORT.
 utc_dev() { port=$UTC_PORT gpsphc_dev; }
 have_utc_dev() { [ -n "$(utc_dev)" ]; }
@@ -362,7 +335,7 @@ leap_setup() {
 	date -u -s "$(date -u -d "@$((LEAP_UTC - LEAP_LEAD_S))" '+%Y-%m-%d %H:%M:%S')" >/dev/null || return 1
 	echo >"$SIM_CTL/edges"
 	pulses "$SIM_CTL" && pulses "$UTC_CTL" || return 1
-	leap_receiver $((LEAP_LEAD_S + LEAP_AFTER_S)) $LEAP_UTC &
+	receiver $((LEAP_LEAD_S + LEAP_AFTER_S)) $LEAP_UTC "$UTC_CTL" &
 	RX_PID=$!
 	gpsphcd --baud 9600 --state "$T/state.leap" --leapfile "$T/leap.list" \
 		--ptp4l-socket "$T/gm" --ptp4l-gm holdover=$HOLDOVER $tty \

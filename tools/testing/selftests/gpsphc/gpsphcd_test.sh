@@ -11,7 +11,8 @@
 # Then --servo off: the kernel leaves the clock alone (for ts2phc), and
 # gpsphcd prints its labels but sends none. Last, the servo turned off
 # under a running gpsphcd: it says once why the kernel refuses its labels,
-# in the kernel's words, and when they are taken again.
+# in the kernel's words, and when they are taken again. And a real jump
+# of the receiver's time: the kernel confirms it for the clock.
 ksft_skip=4
 port=2
 tty=/dev/ttyGPSSIM$port
@@ -36,7 +37,7 @@ tap_n=0
 fails=0
 
 echo "TAP version 13"
-echo "1..23"
+echo "1..27"
 echo 1 >"$SIM_CTL/msr_gate"	# an 8250: DCD interrupts only via TIOCMIWAIT
 echo 0 >"$SIM_CTL/pulse_ppb"
 echo 1 >"$SIM_CTL/pulse_enable"
@@ -224,4 +225,42 @@ kill "$daemon"
 wait "$daemon"
 daemon=
 [ $fails -eq "$fails_before" ] || sed 's/^/# /' "$work/busy.err" | tail -n 20
+
+# A real jump: the receiver's time moves 10 s ahead for good. gpsphcd's
+# guard holds the labels of two edges and accepts the third's; the kernel
+# gets all three, the labels of three distinct consecutive edges that
+# confirm_n needs, and moves the clock once, at the third: one
+# confirmation, not the guard's and then the kernel's. The held labels
+# are not printed.
+fails_before=$fails
+gpsphcd --baud 9600 --print-labels --state "$work/jump.state" $tty \
+	>"$work/jump.labels" 2>"$work/jump.err" &
+daemon=$!
+sleep 1
+dev=$(gpsphc_dev)
+[ -n "$dev" ] || dev=/nonexistent
+receiver 6
+steps0=$(cat "$dev/statistics/steps")
+dis0=$(cat "$dev/statistics/disagreements")
+klabels0=$(cat "$dev/statistics/labels")
+printed0=$(wc -l <"$work/jump.labels")
+RECEIVER_SKEW_S=10
+receiver 8
+RECEIVER_SKEW_S=
+steps=$(($(cat "$dev/statistics/steps") - steps0))
+dis=$(($(cat "$dev/statistics/disagreements") - dis0))
+klabels=$(($(cat "$dev/statistics/labels") - klabels0))
+printed=$(($(wc -l <"$work/jump.labels") - printed0))
+echo "# jump: $printed labels printed, the kernel took $klabels, $dis disagreeing, $steps steps"
+check "jump_accepted_by_the_guard_at_the_third_edge" \
+	test "$(grep -c 'TIME JUMP HELD: .*, +10 s; accepted only after 3 consecutive edges agree' "$work/jump.err")" -eq 2 -a \
+	"$(grep -c 'TIME JUMP ACCEPTED after 3 consistent edges: .* (+10 s)' "$work/jump.err")" -eq 1
+check "jump_held_labels_sent_to_the_kernel_not_printed" \
+	test "$printed" -ge 5 -a "$klabels" -eq $((printed + 2)) -a "$dis" -eq 3
+check "jump_moved_the_clock_once" test "$steps" -eq 1
+check "jump_servo_still_locking_or_locked" grep -qx 'locking\|locked' "$dev/servo_state"
+kill "$daemon"
+wait "$daemon"
+daemon=
+[ $fails -eq "$fails_before" ] || sed 's/^/# /' "$work/jump.err" | tail -n 20
 exit $((fails > 0))

@@ -138,8 +138,12 @@ static bool on_second(long long raw)
 }
 
 /*
- * The next on-time (assert) edge of @r within @ms, skipping edges off the
- * whole second if @true_only: 0 with it in @e, or -ETIMEDOUT.
+ * The next on-time (assert) edge of @r within @ms that the servo counted
+ * as a second (its notification carries the second's number: what a
+ * label must name), skipping edges off the whole second if @true_only: 0
+ * with it in @e, or -ETIMEDOUT. A pulse whose interrupt came later than
+ * the servo's phase window (TCG on a busy machine) is no second to the
+ * servo, and its label would rightly be refused.
  */
 static int next_edge(struct rcv *r, int ms, bool true_only, struct nlt_event *e)
 {
@@ -152,7 +156,7 @@ static int next_edge(struct rcv *r, int ms, bool true_only, struct nlt_event *e)
 			const struct nlt_event *ev = &r->q->ev[r->qpos++];
 
 			if (ev->cmd == GPSPHC_CMD_PPS_NTF && ev->assert &&
-			    ev->dev_id == (uint32_t)r->id &&
+			    ev->counted && ev->dev_id == (uint32_t)r->id &&
 			    (!true_only || on_second(ev->raw_ns))) {
 				*e = *ev;
 				return 0;

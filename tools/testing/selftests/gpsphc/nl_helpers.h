@@ -649,6 +649,9 @@ struct nlt_event {
 	uint32_t seq;
 	uint64_t raw_ns;
 	uint64_t real_ns;
+	/* PPS and sentence: the servo counted it as a second, and which */
+	bool counted;
+	uint64_t second;
 	/* PPS */
 	uint32_t edge;
 	bool assert;
@@ -681,8 +684,11 @@ static inline void nlt_parse_event(const struct nlmsghdr *nlh, struct nlt_event 
 		    !at[GPSPHC_A_PPS_RAW_NS] || nlt_len(at[GPSPHC_A_PPS_RAW_NS]) != 8 ||
 		    !at[GPSPHC_A_PPS_REAL_NS] || nlt_len(at[GPSPHC_A_PPS_REAL_NS]) != 8 ||
 		    !at[GPSPHC_A_PPS_EDGE] || nlt_len(at[GPSPHC_A_PPS_EDGE]) != 4 ||
-		    (at[GPSPHC_A_PPS_ASSERT] && nlt_len(at[GPSPHC_A_PPS_ASSERT]) != 0))
+		    (at[GPSPHC_A_PPS_ASSERT] && nlt_len(at[GPSPHC_A_PPS_ASSERT]) != 0) ||
+		    (at[GPSPHC_A_PPS_SECOND] && nlt_len(at[GPSPHC_A_PPS_SECOND]) != 8))
 			return;
+		e->counted = at[GPSPHC_A_PPS_SECOND] != NULL;
+		e->second = e->counted ? nlt_u64(at[GPSPHC_A_PPS_SECOND]) : 0;
 		e->seq = nlt_u32(at[GPSPHC_A_PPS_SEQ]);
 		e->raw_ns = nlt_u64(at[GPSPHC_A_PPS_RAW_NS]);
 		e->real_ns = nlt_u64(at[GPSPHC_A_PPS_REAL_NS]);
@@ -697,8 +703,11 @@ static inline void nlt_parse_event(const struct nlmsghdr *nlh, struct nlt_event 
 		    !at[GPSPHC_A_SENT_REAL_NS] || nlt_len(at[GPSPHC_A_SENT_REAL_NS]) != 8 ||
 		    !at[GPSPHC_A_SENT_DATA] ||
 		    nlt_len(at[GPSPHC_A_SENT_DATA]) > (int)sizeof(e->data) ||
-		    !at[GPSPHC_A_SENT_CSUM] || nlt_len(at[GPSPHC_A_SENT_CSUM]) != 4)
+		    !at[GPSPHC_A_SENT_CSUM] || nlt_len(at[GPSPHC_A_SENT_CSUM]) != 4 ||
+		    (at[GPSPHC_A_SENT_SECOND] && nlt_len(at[GPSPHC_A_SENT_SECOND]) != 8))
 			return;
+		e->counted = at[GPSPHC_A_SENT_SECOND] != NULL;
+		e->second = e->counted ? nlt_u64(at[GPSPHC_A_SENT_SECOND]) : 0;
 		e->seq = nlt_u32(at[GPSPHC_A_SENT_SEQ]);
 		e->raw_ns = nlt_u64(at[GPSPHC_A_SENT_RAW_NS]);
 		e->real_ns = nlt_u64(at[GPSPHC_A_SENT_REAL_NS]);

@@ -404,6 +404,18 @@ TEST_F_TIMEOUT(pps, missed_pulses_counted, 60)
 		EXPECT_EQ(self->q->ev[0].seq + i, self->q->ev[i].seq);
 		EXPECT_EQ(log[i].level == 1, self->q->ev[i].assert);
 	}
+	/*
+	 * The servo counted every on-time edge, and its count (the second
+	 * each notification carries) skips the missed pulses' seconds.
+	 */
+	for (i = 0; i < n; i++) {
+		const struct nlt_event *e = &self->q->ev[i];
+
+		EXPECT_EQ(e->assert, e->counted) TH_LOG("edge %d", i);
+		if (e->assert)
+			EXPECT_EQ(self->q->ev[0].second + pulses[i / 2] - pulses[0],
+				  e->second) TH_LOG("edge %d", i);
+	}
 	EXPECT_EQ(10, st1[ST_PPS_EDGES] - st0[ST_PPS_EDGES]);
 	EXPECT_EQ(3, st1[ST_PPS_MISSED] - st0[ST_PPS_MISSED]);
 	EXPECT_EQ(0, st1[ST_EVENTS_DROPPED]);

@@ -4,7 +4,7 @@
 # A simulated GNSS receiver on the fake UART, for shell tests and the demo.
 # Source it, set SIM_CTL to a port's debugfs directory, start the pulse
 # generator, then run `receiver SECONDS`: after each rising edge it sends
-# the RMC sentence for the current UTC second 150 ms later, as a receiver
+# the RMC sentence of that edge's UTC second 150 ms later, as a receiver
 # does after its pulse. Also the TAP line and device lookup of the shell
 # tests (at the end).
 
@@ -22,23 +22,38 @@ nmea() {
 
 rising_edges() { awk '$2 >= 0 && $3 == 1' "$SIM_CTL/edges" | wc -l; }
 
+# receiver SECONDS [LEAP_UTC [COPY_CTL]]: the first edge is the UTC
+# second nearest to it, which came up to a poll (about 50 ms) ago; each
+# later one is a second further per edge, as a receiver's seconds follow
+# its own pulses. Naming each edge by CLOCK_REALTIME instead named two
+# edges the same second, or skipped one, whenever the edges fell near
+# x.5 s of CLOCK_REALTIME (gpsphcd's guard held those as jumps), and
+# followed CLOCK_REALTIME where phc2sys steps it. With LEAP_UTC, the edge
+# counted as that POSIX second is 23:59:60 of the day before (an inserted
+# leap second) and the ones after it a second less; with COPY_CTL, each
+# sentence also goes to that port. RECEIVER_SKEW_S, if set, is added to
+# every second it names (a receiver whose time jumps).
 receiver() {
 	end=$(($(cut -d. -f1 /proc/uptime) + $1))
 	seen=$(rising_edges)
+	s=
 	while [ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ]; do
 		now_edges=$(rising_edges)
 		if [ "$now_edges" -gt "$seen" ]; then
+			if [ -z "$s" ]; then
+				s=$((($(now_us) - 25000 + 500000) / 1000000))
+			else
+				s=$((s + now_edges - seen))
+			fi
 			seen=$now_edges
-			# The second nearest to the edge, which came up to a
-			# poll (about 50 ms) ago, not the second read now: when
-			# an earlier test left CLOCK_REALTIME a little behind
-			# the edges, rounding down named two edges in a row
-			# with the same second (seen as -1 s labels the guard
-			# held in gpsphcd_test).
-			s=$((($(now_us) - 25000 + 500000) / 1000000))
-			t=$(date -u -d "@$s" +%H%M%S) d=$(date -u -d "@$s" +%d%m%y)
+			u=$((s + ${RECEIVER_SKEW_S:-0}))
+			[ -n "${2:-}" ] && [ "$s" -ge "$2" ] && u=$((u - 1))
+			t=$(date -u -d "@$u" +%H%M%S) d=$(date -u -d "@$u" +%d%m%y)
+			[ "$s" = "${2:-}" ] && t=235960
+			sentence=$(nmea "GPRMC,$t.00,A,4807.038,N,01131.000,E,0.0,0.0,$d,,,A")
 			sleep 0.15
-			nmea "GPRMC,$t.00,A,4807.038,N,01131.000,E,0.0,0.0,$d,,,A" >"$SIM_CTL/rx"
+			printf '%s\n' "$sentence" >"$SIM_CTL/rx"
+			[ -z "${3:-}" ] || printf '%s\n' "$sentence" >"$3/rx" 2>/dev/null
 		fi
 		sleep 0.05
 	done

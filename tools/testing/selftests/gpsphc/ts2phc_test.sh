@@ -37,33 +37,6 @@ done
 [ -d "$SIM_CTL" ] || { echo "ok 1 ts2phc # SKIP gpsphc_sim not loaded"; exit $ksft_skip; }
 [ -f "$conf" ] || { echo "ok 1 ts2phc # SKIP no $conf"; exit $ksft_skip; }
 
-# receiver_counting SECONDS: receiver.sh's receiver, except that only
-# the first edge's second is read off CLOCK_REALTIME (the nearest one),
-# and each later edge is the next second, as a receiver counts them.
-# receiver.sh's reading flips between two seconds when the edges fall
-# near CLOCK_REALTIME's half second (seen on 6.1): gpsphcd's guard holds
-# such a flip, but ts2phc follows it.
-receiver_counting() {
-	end=$(($(uptime_s) + $1))
-	seen=$(rising_edges)
-	s=
-	while [ "$(uptime_s)" -lt "$end" ]; do
-		now_edges=$(rising_edges)
-		if [ "$now_edges" -gt "$seen" ]; then
-			if [ -z "$s" ]; then
-				s=$((($(now_us) - 25000 + 500000) / 1000000))
-			else
-				s=$((s + now_edges - seen))
-			fi
-			seen=$now_edges
-			t=$(date -u -d "@$s" +%H%M%S) d=$(date -u -d "@$s" +%d%m%y)
-			sleep 0.15
-			nmea "GPRMC,$t.00,A,4807.038,N,01131.000,E,0.0,0.0,$d,,,A" >"$SIM_CTL/rx"
-		fi
-		sleep 0.05
-	done
-}
-
 work=$(mktemp -d)
 cleanup() {
 	[ -n "${ts2phc:-}" ] && kill "$ts2phc" 2>/dev/null && wait "$ts2phc"
@@ -100,7 +73,7 @@ until_s 10 test -e "$work/nmea"
 ts2phc -f "$conf" -c "$ptp" -s nmea --ts2phc.nmea_serialport "$work/nmea" -m -l 7 \
 	>"$work/ts2phc.log" 2>&1 &
 ts2phc=$!
-receiver_counting "$RUN_S"
+receiver "$RUN_S"
 
 # ts2phc's lines: "ts2phc[T]: /dev/ptpN offset O s2 freq F".
 awk '/ offset .* s[0-9] freq /' "$work/ts2phc.log" >"$work/offsets"
