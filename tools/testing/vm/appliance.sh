@@ -197,7 +197,8 @@ for b in 1 2; do
 	(
 		flock 9
 		echo "# appliance $KVER boot $b: started after $(($(date +%s) - t0)) s waiting for the VM lock"
-		timeout -k 5 "$TIMEOUT" qemu-system-x86_64 -accel tcg,thread=single -cpu max -smp 2 -m 1024 \
+		timeout -k 5 "$TIMEOUT" ${GPSPHC_VM_CPUS:+taskset -c "$GPSPHC_VM_CPUS"} \
+			qemu-system-x86_64 -accel tcg,thread=single -cpu max -smp 2 -m 1024 \
 			-nographic -no-reboot -nodefaults -serial file:"$log.raw" \
 			-kernel "$KROOT/boot/vmlinuz-$KVER" -initrd "$OUT/initrd.cpio.gz" \
 			-drive file="$OUT/run.img",format=raw,if=virtio -append "$append" \

@@ -27,10 +27,13 @@ log=$OUT/console.log
 # a timed guest, one such at a time.
 lock=gpsphc-vm.lock
 [ "${GPSPHC_VM_UNTIMED:-0}" = 1 ] && lock=gpsphc-vm-untimed.lock
+# GPSPHC_VM_CPUS: the host CPUs the guest may run on (make check gives
+# each lane a core of its own).
 exec 9>"${TMPDIR:-/tmp}/$lock"
 flock 9
 set +e
-timeout -k 5 "$TIMEOUT" qemu-system-x86_64 -accel tcg,thread=single -cpu max -smp 2 -m 1024 \
+timeout -k 5 "$TIMEOUT" ${GPSPHC_VM_CPUS:+taskset -c "$GPSPHC_VM_CPUS"} \
+	qemu-system-x86_64 -accel tcg,thread=single -cpu max -smp 2 -m 1024 \
 	-nographic -no-reboot -nodefaults -serial stdio \
 	-kernel "$CACHE/kernel-$KVER/boot/vmlinuz-$KVER" -initrd "$OUT/initramfs.cpio.gz" \
 	-append "console=ttyS0 slub_debug=FZPU loglevel=3 panic=-1 oops=panic gpsphc.mode=$MODE" \
