@@ -72,6 +72,8 @@ struct nlattr;
  * @outliers: edges rejected as latency outliers
  * @spurious: PPS edges not where a second was due, not counted
  * @missed: seconds with no input in the servo's count
+ * @relocks: times outliers in a row made the locked loop relock
+ * @holdovers: times the servo went into holdover
  */
 struct gpsphc_servo_status {
 	u32 state;
@@ -90,6 +92,8 @@ struct gpsphc_servo_status {
 	u64 outliers;
 	u64 spurious;
 	u64 missed;
+	u64 relocks;
+	u64 holdovers;
 };
 
 /* Which fields of struct gpsphc_clock_settings a change carries. */

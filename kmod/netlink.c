@@ -56,7 +56,7 @@ static size_t gpsphc_servo_size(void)
 {
 	return nla_total_size(0) +			/* the nest */
 	       3 * nla_total_size(sizeof(u32)) +	/* state, tai_utc, leap */
-	       11 * nla_total_size_64bit(sizeof(u64)) +	/* the 64-bit ones */
+	       13 * nla_total_size_64bit(sizeof(u64)) +	/* the 64-bit ones */
 	       nla_total_size(0);			/* coarse */
 }
 
@@ -94,6 +94,10 @@ static int gpsphc_put_servo(struct sk_buff *skb, struct gpsphc_dev *gdev)
 	    nla_put_u64_64bit(skb, GPSPHC_A_SERVO_OUTLIERS, st.outliers,
 			      GPSPHC_A_SERVO_PAD) ||
 	    nla_put_u64_64bit(skb, GPSPHC_A_SERVO_SPURIOUS, st.spurious,
+			      GPSPHC_A_SERVO_PAD) ||
+	    nla_put_u64_64bit(skb, GPSPHC_A_SERVO_RELOCKS, st.relocks,
+			      GPSPHC_A_SERVO_PAD) ||
+	    nla_put_u64_64bit(skb, GPSPHC_A_SERVO_HOLDOVERS, st.holdovers,
 			      GPSPHC_A_SERVO_PAD)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;

@@ -374,6 +374,8 @@ void gpsphc_servo_glue_status(struct gpsphc_dev *gdev,
 	st->outliers = c->outliers;
 	st->spurious = c->spurious;
 	st->missed = c->missed;
+	st->relocks = c->relocks;
+	st->holdovers = c->holdovers;
 	spin_unlock_irqrestore(&gdev->phc_lock, flags);
 }
 

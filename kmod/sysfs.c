@@ -311,6 +311,8 @@ enum gpsphc_servo_field {
 	GPSPHC_SF_STEPS,
 	GPSPHC_SF_OUTLIERS,
 	GPSPHC_SF_SPURIOUS,
+	GPSPHC_SF_RELOCKS,
+	GPSPHC_SF_HOLDOVERS,
 };
 
 struct gpsphc_servo_attr {
@@ -357,6 +359,10 @@ static ssize_t gpsphc_servo_show(struct device *dev,
 		return sysfs_emit(buf, "%llu\n", st.outliers);
 	case GPSPHC_SF_SPURIOUS:
 		return sysfs_emit(buf, "%llu\n", st.spurious);
+	case GPSPHC_SF_RELOCKS:
+		return sysfs_emit(buf, "%llu\n", st.relocks);
+	case GPSPHC_SF_HOLDOVERS:
+		return sysfs_emit(buf, "%llu\n", st.holdovers);
 	}
 	return -EINVAL;
 }
@@ -384,6 +390,8 @@ GPSPHC_SERVO_ATTR(gpsphc_sa_disagreements, disagreements,
 GPSPHC_SERVO_ATTR(gpsphc_sa_steps, steps, GPSPHC_SF_STEPS);
 GPSPHC_SERVO_ATTR(gpsphc_sa_outliers, outliers, GPSPHC_SF_OUTLIERS);
 GPSPHC_SERVO_ATTR(gpsphc_sa_spurious, pps_spurious, GPSPHC_SF_SPURIOUS);
+GPSPHC_SERVO_ATTR(gpsphc_sa_relocks, relocks, GPSPHC_SF_RELOCKS);
+GPSPHC_SERVO_ATTR(gpsphc_sa_holdovers, holdovers, GPSPHC_SF_HOLDOVERS);
 
 static struct attribute *gpsphc_dev_attrs[] = {
 	&dev_attr_tty.attr,
@@ -458,6 +466,8 @@ static struct attribute *gpsphc_stat_attrs[] = {
 	&gpsphc_sa_steps.attr.attr,
 	&gpsphc_sa_outliers.attr.attr,
 	&gpsphc_sa_spurious.attr.attr,
+	&gpsphc_sa_relocks.attr.attr,
+	&gpsphc_sa_holdovers.attr.attr,
 	&gpsphc_stat_sentences.attr.attr,
 	&gpsphc_stat_csum_ok.attr.attr,
 	&gpsphc_stat_csum_missing.attr.attr,
