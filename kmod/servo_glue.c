@@ -80,8 +80,12 @@ void gpsphc_servo_glue_edge(struct gpsphc_dev *gdev, u64 raw, u32 seq,
 	spin_lock_irqsave(&gdev->phc_lock, flags);
 	gpsphc_servo_edge(&gdev->servo, GPSPHC_SERVO_INPUT_PPS, seq, raw,
 			  gpsphc_phc_tai_locked(gdev, raw), &out);
+	/*
+	 * From now on, as servo.h says: applied from the edge's capture, a
+	 * correction would rewrite what clock reads in between returned.
+	 */
 	if (!gdev->servo_off)
-		gpsphc_glue_apply_locked(gdev, raw, &out);
+		gpsphc_glue_apply_locked(gdev, ktime_get_raw_ns(), &out);
 	gpsphc_glue_count(&out, count);
 	gpsphc_phc_leap_done_locked(gdev, gpsphc_phc_tai_locked(gdev, raw));
 	gpsphc_phc_extts_locked(gdev, raw);
