@@ -136,23 +136,20 @@ struct gpsphc_dev *gpsphc_dev_next(unsigned long *id)
 }
 
 /**
- * gpsphc_dev_kill() - stop everything that could queue work on a device
+ * gpsphc_dev_kill() - stop everything that could notify or change a device
  * @gdev: the device, detaching (or failing to attach)
  *
- * After this, gpsphc_dev_dead() is true under pps_lock and phc_lock, the
- * two locks every queuer of @gdev->ntf_work holds while it queues, so a
- * cancel_delayed_work_sync() that follows is final.
+ * After this, sysfs stores fail (phc_dead, under phc_lock) and no
+ * notification is queued or pending any more (gpsphc_events_stop()).
  */
 void gpsphc_dev_kill(struct gpsphc_dev *gdev)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&gdev->pps_lock, flags);
-	gdev->pps_dead = true;
-	spin_unlock_irqrestore(&gdev->pps_lock, flags);
 	spin_lock_irqsave(&gdev->phc_lock, flags);
-	gdev->phc_dead = true;
+	WRITE_ONCE(gdev->phc_dead, true);
 	spin_unlock_irqrestore(&gdev->phc_lock, flags);
+	gpsphc_events_stop(gdev);
 }
 
 /**
@@ -181,9 +178,8 @@ struct gpsphc_dev *gpsphc_dev_attach(struct tty_struct *tty)
 	strscpy(gdev->tty_name, tty->name, sizeof(gdev->tty_name));
 	INIT_LIST_HEAD(&gdev->node);
 	spin_lock_init(&gdev->pps_lock);
-	mutex_init(&gdev->ntf_lock);
 	gdev->edge = GPSPHC_EDGE_RISING;
-	gpsphc_pps_init(gdev);
+	gpsphc_events_init(gdev);
 	gpsphc_rx_init(gdev);
 	gpsphc_phc_init(gdev);
 	gpsphc_servo_glue_init(gdev);
@@ -220,7 +216,7 @@ struct gpsphc_dev *gpsphc_dev_attach(struct tty_struct *tty)
 	if (ret)
 		goto out_del_dev;
 
-	ret = gpsphc_phc_register(gdev);
+	ret = gpsphc_ptp_register(gdev);
 	if (ret)
 		goto out_unregister_pps;
 
@@ -243,7 +239,6 @@ out_unregister_pps:
 out_del_dev:
 	/* A sysfs write may have queued a notification meanwhile. */
 	gpsphc_dev_kill(gdev);
-	cancel_delayed_work_sync(&gdev->ntf_work);
 	device_del(&gdev->dev);
 out_erase_id:
 	mutex_lock(&gpsphc_devs_mutex);
@@ -286,9 +281,8 @@ void gpsphc_dev_detach(struct tty_struct *tty)
 	mutex_unlock(&gpsphc_devs_mutex);
 
 	gpsphc_dev_kill(gdev);
-	gpsphc_phc_unregister(gdev);
+	gpsphc_ptp_unregister(gdev);
 	gpsphc_pps_unregister(gdev);
-	cancel_delayed_work_sync(&gdev->ntf_work);
 	/* Waits for sysfs reads and writes in progress. */
 	device_del(&gdev->dev);
 

@@ -17,9 +17,9 @@
  * - netlink requests: find the device under gpsphc_devs_mutex and use it
  *   only while they hold it; lookups skip devices with @detached set,
  *   which attach clears and detach sets under that mutex.
- * - the notification work: queued only under pps_lock or phc_lock while
- *   @pps_dead / @phc_dead are clear; gpsphc_dev_kill() sets both, so the
- *   cancel_work_sync() after it is final.
+ * - the notification work (events.c): queued only under the queue's lock
+ *   while it is not dead; gpsphc_dev_kill() marks it dead under that lock
+ *   and then cancels the work, which is final.
  * - the PTP clock's aux worker and its clock ops: ptp_clock_unregister()
  *   stops the worker and turns open /dev/ptpN files into zombies (their
  *   calls fail with ENODEV and never reach our ops again).
@@ -28,10 +28,11 @@
  * Attach initialises every field those can reach before device_add()
  * publishes the sysfs files, and holds back the "add" uevent until the
  * PTP clock and PPS source exist. Detach, in this order: leave the tty
- * lookup list; set @detached (netlink); gpsphc_dev_kill() (work queuers);
- * unregister the PTP clock, then the PPS source; cancel the work;
- * device_del() (sysfs, waiting for stores); free the id (and with it the
- * name gpsphc<id>, now gone from sysfs); drop the reference.
+ * lookup list; set @detached (netlink); gpsphc_dev_kill() (sysfs stores
+ * fail, notifications stop, their work is cancelled); unregister the PTP
+ * clock, then the PPS source; device_del() (sysfs, waiting for stores);
+ * free the id (and with it the name gpsphc<id>, now gone from sysfs);
+ * drop the reference.
  */
 #ifndef _GPSPHC_H
 #define _GPSPHC_H
@@ -49,6 +50,7 @@
 #include "servo.h"
 #include "uapi/linux/gpsphc.h"
 
+struct gpsphc_dev;
 struct pps_device;
 struct sk_buff;
 struct netlink_ext_ack;
@@ -72,6 +74,8 @@ struct nlattr;
  * @outliers: edges rejected as latency outliers
  * @spurious: PPS edges not where a second was due, not counted
  * @missed: seconds with no input in the servo's count
+ * @relocks: times outliers in a row made the locked loop relock
+ * @holdovers: times the servo went into holdover
  */
 struct gpsphc_servo_status {
 	u32 state;
@@ -90,6 +94,8 @@ struct gpsphc_servo_status {
 	u64 outliers;
 	u64 spurious;
 	u64 missed;
+	u64 relocks;
+	u64 holdovers;
 };
 
 /* Which fields of struct gpsphc_clock_settings a change carries. */
@@ -198,8 +204,58 @@ struct gpsphc_pps_event {
 	struct gpsphc_count count;
 };
 
+/* The clock's rate range, for the servo and adjfine: 500 ppm. */
+#define GPSPHC_MAX_ADJ_PPB	500000
+
 /* Edges waiting for the notification worker; 16 s of pulses at 1 Hz. */
 #define GPSPHC_PPS_QUEUE_LEN	32
+
+/**
+ * struct gpsphc_events - the one queue of a device's notifications
+ * @lock:	protects the fields down to @state_due; the DCD interrupt
+ *		takes it, and the clock under phc_lock (never the reverse)
+ * @dead:	detaching: nothing is queued, and the work not queued, any
+ *		more
+ * @queue:	PPS edges waiting for @work
+ * @head:	oldest entry of @queue
+ * @len:	entries in @queue
+ * @dropped:	edges not notified because @queue was full
+ * @state_due:	a state notification waits for @work
+ * @order:	notifications leave in capture order: @work and the receive
+ *		path hold it while they send
+ * @work:	sends the queued edges, a tick after the first, and the state
+ */
+struct gpsphc_events {
+	spinlock_t lock;	/* the DCD interrupt takes it */
+	bool dead;
+	struct gpsphc_pps_event queue[GPSPHC_PPS_QUEUE_LEN];
+	unsigned int head;
+	unsigned int len;
+	u64 dropped;
+	bool state_due;
+	struct mutex order;	/* notifications leave in order */
+	struct delayed_work work;
+};
+
+/**
+ * struct gpsphc_event_sink - who sends a device's notifications
+ * @wanted:	does anyone listen? Any context, lock-free.
+ * @pps:	send one DCD edge's notification. Process context.
+ * @sentence:	send one sentence's. The receive path.
+ * @state:	send the servo's state. Process context.
+ *
+ * The interface layer (netlink.c) registers it with
+ * gpsphc_events_set_sink(), so that capture and the clock notify without
+ * calling up into it.
+ */
+struct gpsphc_event_sink {
+	bool (*wanted)(void);
+	void (*pps)(struct gpsphc_dev *gdev, const struct gpsphc_pps_event *ev);
+	void (*sentence)(struct gpsphc_dev *gdev,
+			 const struct gpsphc_sentence *s,
+			 const struct gpsphc_count *count);
+	void (*state)(struct gpsphc_dev *gdev);
+};
 
 /**
  * struct gpsphc_dev - state of one tty with the gpsphc discipline attached
@@ -214,20 +270,14 @@ struct gpsphc_pps_event {
  *		while attach is not done yet, and from the start of detach
  * @pps:	the standard PPS source fed with the same edges
  * @pps_id:	N of its /dev/ppsN, kept for readers racing with detach
- * @pps_lock:	protects the fields down to @queue_len; taken in the DCD
+ * @pps_lock:	protects the fields down to @pps_edges; taken in the DCD
  *		interrupt
  * @edge:	which edge is on time (assert)
  * @pps_seq:	number of the next edge; the label path reads it
  *		without the lock (READ_ONCE), to tell a clear edge's seq
  *		from one not captured yet
  * @pps_edges:	edges seen, both kinds
- * @events_dropped: edges not notified because @queue was full
- * @pps_dead:	detaching: no edge is queued for @ntf_work any more
- * @queue:	edges waiting for @ntf_work
- * @queue_head:	oldest entry of @queue
- * @queue_len:	entries in @queue
- * @ntf_lock:	serialises notifications so they leave in capture order
- * @ntf_work:	sends the queued PPS notifications, a tick after the edge
+ * @events:	the device's notifications (events.c)
  * @framer:	sentence framer; used only by the receive path, which the
  *		tty layer runs one at a time per tty
  * @rx_real_offset_ns: CLOCK_REALTIME minus CLOCK_MONOTONIC_RAW of the
@@ -254,12 +304,11 @@ struct gpsphc_pps_event {
  * @confirm_n:	labels needed to move the kernel's count
  * @rx_latency_ns: coarse mode: receiver's second to first sentence start
  * @servo_off:	the servo leaves the clock alone (GPSPHC_A_DEV_SERVO_OFF)
- * @phc_dead:	detaching: no state notification is queued any more
+ * @phc_dead:	detaching: sysfs stores fail with ENODEV
  * @servo:	the servo's state (servo.h)
  * @servo_out:	what the servo said last (state, offset, RMS, holdover)
  * @utc_pending: how far a change of TAI - UTC or leap is confirmed
  * @utc_proposed: the label that proposed it last
- * @servo_notify: a state notification waits for the worker
  * @labels_while_off: labels refused because the servo is off
  * @rx_consumed: stream position: bytes of the flip buffer consumed
  * @rx_framed:	stream position: bytes of the flip buffer framed
@@ -280,14 +329,8 @@ struct gpsphc_dev {
 	enum gpsphc_edge edge;
 	u32 pps_seq;
 	u64 pps_edges;
-	u64 events_dropped;
-	bool pps_dead;
-	struct gpsphc_pps_event queue[GPSPHC_PPS_QUEUE_LEN];
-	unsigned int queue_head;
-	unsigned int queue_len;
 
-	struct mutex ntf_lock;	/* notifications leave in order */
-	struct delayed_work ntf_work;
+	struct gpsphc_events events;
 
 	struct ptp_clock_info ptp_info;
 	struct ptp_clock *ptp;
@@ -311,7 +354,6 @@ struct gpsphc_dev {
 	struct gpsphc_servo_out servo_out;
 	struct gpsphc_servo_confirm utc_pending;
 	struct gpsphc_label utc_proposed;
-	bool servo_notify;
 	u64 labels_while_off;
 
 	struct gpsphc_framer framer;
@@ -338,28 +380,30 @@ void gpsphc_dev_kill(struct gpsphc_dev *gdev);
 
 /* sysfs.c */
 extern const struct attribute_group *gpsphc_dev_groups[];
+
+/* stats.c */
 void gpsphc_dev_stats(struct gpsphc_dev *gdev, u64 *stats);
 
 /* pps.c */
-void gpsphc_pps_init(struct gpsphc_dev *gdev);
 int gpsphc_pps_register(struct gpsphc_dev *gdev);
 void gpsphc_pps_unregister(struct gpsphc_dev *gdev);
 void gpsphc_pps_capture(struct gpsphc_dev *gdev,
 			const struct system_time_snapshot *snap, bool active);
-void gpsphc_pps_flush_locked(struct gpsphc_dev *gdev);
 void gpsphc_pps_set_edge(struct gpsphc_dev *gdev, enum gpsphc_edge edge);
 u32 gpsphc_pps_index(const struct gpsphc_dev *gdev);
 
 /* phc.c */
 void gpsphc_phc_init(struct gpsphc_dev *gdev);
-int gpsphc_phc_register(struct gpsphc_dev *gdev);
-void gpsphc_phc_unregister(struct gpsphc_dev *gdev);
 s64 gpsphc_phc_tai_locked(const struct gpsphc_dev *gdev, u64 raw);
 s64 gpsphc_phc_read_locked(const struct gpsphc_dev *gdev, u64 raw);
 void gpsphc_phc_set_adj_locked(struct gpsphc_dev *gdev, u64 raw, s64 adj);
 void gpsphc_phc_step_locked(struct gpsphc_dev *gdev, u64 raw, s64 delta_ns);
 void gpsphc_phc_leap_done_locked(struct gpsphc_dev *gdev, s64 tai);
 void gpsphc_phc_extts_locked(struct gpsphc_dev *gdev, u64 raw);
+
+/* ptp.c */
+int gpsphc_ptp_register(struct gpsphc_dev *gdev);
+void gpsphc_ptp_unregister(struct gpsphc_dev *gdev);
 
 /* servo_glue.c */
 void gpsphc_servo_glue_init(struct gpsphc_dev *gdev);
@@ -377,7 +421,6 @@ void gpsphc_servo_glue_status(struct gpsphc_dev *gdev,
 			      struct gpsphc_servo_status *st);
 void gpsphc_servo_glue_apply(struct gpsphc_dev *gdev,
 			     const struct gpsphc_clock_settings *set);
-bool gpsphc_servo_glue_take_notify(struct gpsphc_dev *gdev);
 
 /* rx.c */
 void gpsphc_rx_init(struct gpsphc_dev *gdev);
@@ -391,18 +434,23 @@ void gpsphc_rx_lookahead(struct gpsphc_dev *gdev, const u8 *cp,
 			 const u8 *fp, size_t count);
 void gpsphc_rx_flushed(struct gpsphc_dev *gdev);
 
+/* events.c */
+void gpsphc_events_set_sink(const struct gpsphc_event_sink *sink);
+void gpsphc_events_init(struct gpsphc_dev *gdev);
+void gpsphc_events_post_pps(struct gpsphc_dev *gdev,
+			    const struct gpsphc_pps_event *ev);
+void gpsphc_events_post_state(struct gpsphc_dev *gdev);
+void gpsphc_events_rx_begin(struct gpsphc_dev *gdev);
+void gpsphc_events_rx_end(struct gpsphc_dev *gdev);
+void gpsphc_events_sentence(struct gpsphc_dev *gdev,
+			    const struct gpsphc_sentence *s,
+			    const struct gpsphc_count *count);
+u64 gpsphc_events_dropped(struct gpsphc_dev *gdev);
+void gpsphc_events_stop(struct gpsphc_dev *gdev);
+
 /* netlink.c */
 int gpsphc_netlink_register(void);
 void gpsphc_netlink_unregister(void);
-bool gpsphc_notify_wanted(void);
-void gpsphc_notify_pps(struct gpsphc_dev *gdev,
-		       const struct gpsphc_pps_event *ev);
-void gpsphc_notify_sentence(struct gpsphc_dev *gdev,
-			    const struct gpsphc_sentence *s,
-			    const struct gpsphc_count *count);
 int gpsphc_fill_dev(struct sk_buff *skb, struct gpsphc_dev *gdev);
-void gpsphc_notify_state(struct gpsphc_dev *gdev);
-void gpsphc_notify_label(struct gpsphc_dev *gdev,
-			 const struct gpsphc_label *label);
 
 #endif /* _GPSPHC_H */

@@ -56,7 +56,7 @@ static size_t gpsphc_servo_size(void)
 {
 	return nla_total_size(0) +			/* the nest */
 	       3 * nla_total_size(sizeof(u32)) +	/* state, tai_utc, leap */
-	       11 * nla_total_size_64bit(sizeof(u64)) +	/* the 64-bit ones */
+	       13 * nla_total_size_64bit(sizeof(u64)) +	/* the 64-bit ones */
 	       nla_total_size(0);			/* coarse */
 }
 
@@ -94,6 +94,10 @@ static int gpsphc_put_servo(struct sk_buff *skb, struct gpsphc_dev *gdev)
 	    nla_put_u64_64bit(skb, GPSPHC_A_SERVO_OUTLIERS, st.outliers,
 			      GPSPHC_A_SERVO_PAD) ||
 	    nla_put_u64_64bit(skb, GPSPHC_A_SERVO_SPURIOUS, st.spurious,
+			      GPSPHC_A_SERVO_PAD) ||
+	    nla_put_u64_64bit(skb, GPSPHC_A_SERVO_RELOCKS, st.relocks,
+			      GPSPHC_A_SERVO_PAD) ||
+	    nla_put_u64_64bit(skb, GPSPHC_A_SERVO_HOLDOVERS, st.holdovers,
 			      GPSPHC_A_SERVO_PAD)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
@@ -389,6 +393,9 @@ static int gpsphc_nl_parse_label(struct nlattr *nest, struct nlattr **tb,
 	return 0;
 }
 
+static void gpsphc_notify_label(struct gpsphc_dev *gdev,
+				const struct gpsphc_label *label);
+
 /* A label's verdict as time-set's answer: 0, or an errno and why. */
 static int gpsphc_nl_label_answer(enum gpsphc_label_verdict verdict,
 				  const struct gpsphc_label *label,
@@ -473,7 +480,7 @@ static struct genl_family gpsphc_genl_family __ro_after_init = {
  * Context: any; lock-free (an RCU read of the group's listener bitmap).
  * Return: true when events would reach someone.
  */
-bool gpsphc_notify_wanted(void)
+static bool gpsphc_notify_wanted(void)
 {
 	return genl_has_listeners(&gpsphc_genl_family, &init_net,
 				  GPSPHC_NLGRP_EVENTS);
@@ -524,8 +531,8 @@ static void gpsphc_ntf_send(struct sk_buff *msg, void *hdr)
  *
  * Context: process.
  */
-void gpsphc_notify_pps(struct gpsphc_dev *gdev,
-		       const struct gpsphc_pps_event *ev)
+static void gpsphc_notify_pps(struct gpsphc_dev *gdev,
+			      const struct gpsphc_pps_event *ev)
 {
 	struct nlattr *nest;
 	struct sk_buff *msg;
@@ -565,9 +572,9 @@ void gpsphc_notify_pps(struct gpsphc_dev *gdev,
  *
  * Context: the tty receive path.
  */
-void gpsphc_notify_sentence(struct gpsphc_dev *gdev,
-			    const struct gpsphc_sentence *s,
-			    const struct gpsphc_count *count)
+static void gpsphc_notify_sentence(struct gpsphc_dev *gdev,
+				   const struct gpsphc_sentence *s,
+				   const struct gpsphc_count *count)
 {
 	struct nlattr *nest;
 	struct sk_buff *msg;
@@ -606,7 +613,7 @@ void gpsphc_notify_sentence(struct gpsphc_dev *gdev,
  *
  * Context: process.
  */
-void gpsphc_notify_state(struct gpsphc_dev *gdev)
+static void gpsphc_notify_state(struct gpsphc_dev *gdev)
 {
 	struct sk_buff *msg;
 	void *hdr;
@@ -629,8 +636,8 @@ void gpsphc_notify_state(struct gpsphc_dev *gdev)
  *
  * Context: process.
  */
-void gpsphc_notify_label(struct gpsphc_dev *gdev,
-			 const struct gpsphc_label *label)
+static void gpsphc_notify_label(struct gpsphc_dev *gdev,
+				const struct gpsphc_label *label)
 {
 	struct nlattr *nest;
 	struct sk_buff *msg;
@@ -659,6 +666,14 @@ void gpsphc_notify_label(struct gpsphc_dev *gdev,
 	gpsphc_ntf_send(msg, hdr);
 }
 
+/* The devices' notifications go out through the family's events group. */
+static const struct gpsphc_event_sink gpsphc_nl_sink = {
+	.wanted = gpsphc_notify_wanted,
+	.pps = gpsphc_notify_pps,
+	.sentence = gpsphc_notify_sentence,
+	.state = gpsphc_notify_state,
+};
+
 /**
  * gpsphc_netlink_register() - register the gpsphc genetlink family
  *
@@ -666,13 +681,20 @@ void gpsphc_notify_label(struct gpsphc_dev *gdev,
  */
 int gpsphc_netlink_register(void)
 {
-	return genl_register_family(&gpsphc_genl_family);
+	int ret = genl_register_family(&gpsphc_genl_family);
+
+	if (!ret)
+		gpsphc_events_set_sink(&gpsphc_nl_sink);
+	return ret;
 }
 
 /**
  * gpsphc_netlink_unregister() - unregister the gpsphc genetlink family
+ *
+ * Context: module unload, every device gone.
  */
 void gpsphc_netlink_unregister(void)
 {
+	gpsphc_events_set_sink(NULL);
 	genl_unregister_family(&gpsphc_genl_family);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gpsphc: the PTP hardware clock of an attached tty.
+ * gpsphc: the time base of an attached tty's PTP hardware clock.
  *
  * The clock is CLOCK_MONOTONIC_RAW through an adjustable rate:
  *
@@ -12,6 +12,7 @@
  * rate or offset first moves the base to "now", so the mapping stays
  * continuous. The clock counts TAI; in UTC mode it reads TAI minus the
  * TAI-UTC offset, which changes at the exact instant of a leap second.
+ * What users do to it through /dev/ptpN is ptp.c's.
  */
 
 #include <linux/math64.h>
@@ -22,11 +23,6 @@
 /* adj units per ppb: 2^-16 ppb resolution, as scaled_ppm has 2^-16 ppm. */
 #define GPSPHC_ADJ_PER_PPB	65536LL
 #define GPSPHC_ADJ_DIV		(NSEC_PER_SEC * 65536ULL)
-/* The servo's and adjfine's range: 500 ppm. */
-#define GPSPHC_MAX_ADJ_PPB	500000
-
-#define to_gpsphc_dev_ptp(info) container_of(info, struct gpsphc_dev, ptp_info)
-
 /* @d * adj / (1e9 * 2^16), exact for any d and adj in range. */
 static s64 gpsphc_phc_scale(s64 d, s64 adj)
 {
@@ -156,141 +152,6 @@ void gpsphc_phc_leap_done_locked(struct gpsphc_dev *gdev, s64 tai)
 	}
 }
 
-/* A user moved the clock: the servo's count no longer holds. */
-static void gpsphc_phc_user_adjusted_locked(struct gpsphc_dev *gdev)
-{
-	lockdep_assert_held(&gdev->phc_lock);
-	gpsphc_servo_glue_reset_locked(gdev);
-}
-
-static int gpsphc_ptp_gettimex64(struct ptp_clock_info *info,
-				 struct timespec64 *ts,
-				 struct ptp_system_timestamp *sts)
-{
-	struct gpsphc_dev *gdev = to_gpsphc_dev_ptp(info);
-	unsigned long flags;
-	u64 raw;
-	s64 ns;
-
-	spin_lock_irqsave(&gdev->phc_lock, flags);
-	ptp_read_system_prets(sts);
-	raw = ktime_get_raw_ns();
-	ptp_read_system_postts(sts);
-	ns = gpsphc_phc_read_locked(gdev, raw);
-	spin_unlock_irqrestore(&gdev->phc_lock, flags);
-
-	*ts = ns_to_timespec64(ns);
-	return 0;
-}
-
-static int gpsphc_ptp_getcrosststamp(struct ptp_clock_info *info,
-				     struct system_device_crosststamp *cts)
-{
-	struct gpsphc_dev *gdev = to_gpsphc_dev_ptp(info);
-	struct system_time_snapshot snap;
-	unsigned long flags;
-
-	/* The clock is computed from MONOTONIC_RAW: one snapshot is exact. */
-	spin_lock_irqsave(&gdev->phc_lock, flags);
-	ktime_get_snapshot(&snap);
-	cts->device = ns_to_ktime(gpsphc_phc_read_locked(gdev,
-							 ktime_to_ns(snap.raw)));
-	spin_unlock_irqrestore(&gdev->phc_lock, flags);
-	cts->sys_realtime = snap.real;
-	cts->sys_monoraw = snap.raw;
-	return 0;
-}
-
-static int gpsphc_ptp_settime64(struct ptp_clock_info *info,
-				const struct timespec64 *ts)
-{
-	struct gpsphc_dev *gdev = to_gpsphc_dev_ptp(info);
-	s64 want = timespec64_to_ns(ts);
-	unsigned long flags;
-	u64 raw;
-
-	spin_lock_irqsave(&gdev->phc_lock, flags);
-	raw = ktime_get_raw_ns();
-	gpsphc_phc_step_locked(gdev, raw,
-			       want - gpsphc_phc_read_locked(gdev, raw));
-	gpsphc_phc_user_adjusted_locked(gdev);
-	spin_unlock_irqrestore(&gdev->phc_lock, flags);
-	return 0;
-}
-
-static int gpsphc_ptp_adjtime(struct ptp_clock_info *info, s64 delta)
-{
-	struct gpsphc_dev *gdev = to_gpsphc_dev_ptp(info);
-	unsigned long flags;
-
-	spin_lock_irqsave(&gdev->phc_lock, flags);
-	gpsphc_phc_step_locked(gdev, ktime_get_raw_ns(), delta);
-	gpsphc_phc_user_adjusted_locked(gdev);
-	spin_unlock_irqrestore(&gdev->phc_lock, flags);
-	return 0;
-}
-
-static int gpsphc_ptp_adjfine(struct ptp_clock_info *info, long scaled_ppm)
-{
-	struct gpsphc_dev *gdev = to_gpsphc_dev_ptp(info);
-	unsigned long flags;
-
-	/*
-	 * The PTP core reports the last frequency a user set (0 at first),
-	 * not the servo's; phc2sys and ptp4l read it and write it back when
-	 * they open a clock, even a source. Writing back that same value
-	 * changes nothing, so it must not stop the servo either.
-	 */
-	spin_lock_irqsave(&gdev->phc_lock, flags);
-	if (scaled_ppm != gdev->user_scaled_ppm) {
-		gdev->user_scaled_ppm = scaled_ppm;
-		/* 2^-16 ppm is 1000 times 2^-16 ppb. */
-		gpsphc_phc_set_adj_locked(gdev, ktime_get_raw_ns(),
-					  (s64)scaled_ppm * 1000);
-		gpsphc_phc_user_adjusted_locked(gdev);
-	}
-	spin_unlock_irqrestore(&gdev->phc_lock, flags);
-	return 0;
-}
-
-#define GPSPHC_EXTTS_FLAGS	(PTP_ENABLE_FEATURE | PTP_RISING_EDGE | \
-				 PTP_FALLING_EDGE | PTP_STRICT_FLAGS)
-
-static int gpsphc_ptp_enable(struct ptp_clock_info *info,
-			     struct ptp_clock_request *rq, int on)
-{
-	struct gpsphc_dev *gdev = to_gpsphc_dev_ptp(info);
-	unsigned long flags;
-	u32 edges;
-
-	if (rq->type != PTP_CLK_REQ_EXTTS || rq->extts.index != 0)
-		return -EOPNOTSUPP;
-	if (rq->extts.flags & ~GPSPHC_EXTTS_FLAGS)
-		return -EOPNOTSUPP;
-
-	/*
-	 * Events are the on-time edges, whichever edge the device calls so;
-	 * a strict request naming other edges cannot be honoured.
-	 */
-	edges = rq->extts.flags & (PTP_RISING_EDGE | PTP_FALLING_EDGE);
-	if (on && (rq->extts.flags & PTP_STRICT_FLAGS) && edges &&
-	    edges != (READ_ONCE(gdev->edge) == GPSPHC_EDGE_RISING ?
-		      PTP_RISING_EDGE : PTP_FALLING_EDGE))
-		return -EOPNOTSUPP;
-	spin_lock_irqsave(&gdev->phc_lock, flags);
-	gdev->extts_on = on;
-	spin_unlock_irqrestore(&gdev->phc_lock, flags);
-	return 0;
-}
-
-static long gpsphc_ptp_aux_work(struct ptp_clock_info *info)
-{
-	struct gpsphc_dev *gdev = to_gpsphc_dev_ptp(info);
-
-	gpsphc_servo_glue_tick(gdev);
-	return msecs_to_jiffies(250);
-}
-
 /**
  * gpsphc_phc_extts_locked() - report an on-time edge as an EXTTS event
  * @gdev: the device
@@ -330,51 +191,4 @@ void gpsphc_phc_init(struct gpsphc_dev *gdev)
 	gdev->scale = GPSPHC_SCALE_TAI;
 	gdev->tai_utc = 37;
 	gdev->leap = GPSPHC_LEAP_NONE;
-}
-
-/**
- * gpsphc_phc_register() - register the PTP clock of a device
- * @gdev: the device, already in sysfs (it parents the clock)
- *
- * Return: 0 or a negative errno.
- */
-int gpsphc_phc_register(struct gpsphc_dev *gdev)
-{
-	struct ptp_clock *ptp;
-
-	gdev->ptp_info = (struct ptp_clock_info) {
-		.owner		= THIS_MODULE,
-		.max_adj	= GPSPHC_MAX_ADJ_PPB,
-		.n_ext_ts	= 1,
-		.gettimex64	= gpsphc_ptp_gettimex64,
-		.getcrosststamp	= gpsphc_ptp_getcrosststamp,
-		.settime64	= gpsphc_ptp_settime64,
-		.adjtime	= gpsphc_ptp_adjtime,
-		.adjfine	= gpsphc_ptp_adjfine,
-		.enable		= gpsphc_ptp_enable,
-		.do_aux_work	= gpsphc_ptp_aux_work,
-	};
-	/* PTP_CLOCK_NAME_LEN is 32: a longer tty name is cut short. */
-	snprintf(gdev->ptp_info.name, sizeof(gdev->ptp_info.name), "gpsphc %.24s",
-		 gdev->tty_name);
-
-	ptp = ptp_clock_register(&gdev->ptp_info, &gdev->dev);
-	if (IS_ERR(ptp))
-		return PTR_ERR(ptp);
-	gdev->ptp = ptp;
-	gdev->ptp_id = ptp_clock_index(ptp);
-	ptp_schedule_worker(ptp, 0);
-	return 0;
-}
-
-/**
- * gpsphc_phc_unregister() - unregister the PTP clock of a device
- * @gdev: the device; no DCD edge can reach it any more
- *
- * Open files of /dev/ptpN get errors from now on.
- */
-void gpsphc_phc_unregister(struct gpsphc_dev *gdev)
-{
-	ptp_clock_unregister(gdev->ptp);
-	gdev->ptp = NULL;
 }

@@ -2,35 +2,13 @@
 /*
  * gpsphc: PPS edges on DCD. Each edge is timestamped once, first thing in
  * the DCD interrupt, and that one timestamp goes to every consumer: the
- * standard PPS source (/dev/ppsN, as pps-ldisc would feed it) and a
- * netlink notification, sent from a worker because the interrupt cannot
- * allocate and multicast.
+ * standard PPS source (/dev/ppsN, as pps-ldisc would feed it), the servo
+ * (an on-time edge) and the device's notifications (events.c).
  */
 
 #include <linux/pps_kernel.h>
 
 #include "gpsphc.h"
-
-static void gpsphc_pps_work(struct work_struct *work)
-{
-	struct gpsphc_dev *gdev = container_of(to_delayed_work(work),
-						 struct gpsphc_dev, ntf_work);
-
-	mutex_lock(&gdev->ntf_lock);
-	gpsphc_pps_flush_locked(gdev);
-	if (gpsphc_servo_glue_take_notify(gdev))
-		gpsphc_notify_state(gdev);
-	mutex_unlock(&gdev->ntf_lock);
-}
-
-/**
- * gpsphc_pps_init() - set up the edge queue of a new device
- * @gdev: the device, before anything can reach it
- */
-void gpsphc_pps_init(struct gpsphc_dev *gdev)
-{
-	INIT_DELAYED_WORK(&gdev->ntf_work, gpsphc_pps_work);
-}
 
 /**
  * gpsphc_pps_register() - register the standard PPS source of a device
@@ -96,34 +74,6 @@ void gpsphc_pps_set_edge(struct gpsphc_dev *gdev, enum gpsphc_edge edge)
 	spin_unlock_irqrestore(&gdev->pps_lock, flags);
 }
 
-/*
- * Queue an edge for the notification worker. Context: pps_lock held.
- * Return: true if the worker must be woken (a worker already on its way
- * takes this edge too).
- */
-static bool gpsphc_pps_queue(struct gpsphc_dev *gdev,
-			     const struct system_time_snapshot *snap, u32 seq,
-			     bool active, bool assert,
-			     const struct gpsphc_count *count)
-{
-	struct gpsphc_pps_event *ev;
-
-	lockdep_assert_held(&gdev->pps_lock);
-	if (gdev->queue_len == GPSPHC_PPS_QUEUE_LEN) {
-		gdev->events_dropped++;
-		return false;
-	}
-	ev = &gdev->queue[(gdev->queue_head + gdev->queue_len) %
-			  GPSPHC_PPS_QUEUE_LEN];
-	ev->raw_ns = ktime_to_ns(snap->raw);
-	ev->real_ns = ktime_to_ns(snap->real);
-	ev->seq = seq;
-	ev->edge = active ? GPSPHC_EDGE_RISING : GPSPHC_EDGE_FALLING;
-	ev->assert = assert;
-	ev->count = *count;
-	return !gdev->queue_len++;
-}
-
 /**
  * gpsphc_pps_capture() - account for one DCD edge
  * @gdev: the device
@@ -140,70 +90,28 @@ void gpsphc_pps_capture(struct gpsphc_dev *gdev,
 			const struct system_time_snapshot *snap, bool active)
 {
 	struct pps_event_time ts = { .ts_real = ktime_to_timespec64(snap->real) };
-	struct gpsphc_count count = { };
+	struct gpsphc_pps_event ev = {
+		.raw_ns = ktime_to_ns(snap->raw),
+		.real_ns = ktime_to_ns(snap->real),
+		.edge = active ? GPSPHC_EDGE_RISING : GPSPHC_EDGE_FALLING,
+	};
 	unsigned long flags;
-	bool assert;
-	u32 seq;
 
 #ifdef CONFIG_NTP_PPS
 	ts.ts_raw = ktime_to_timespec64(snap->raw);
 #endif
 
 	spin_lock_irqsave(&gdev->pps_lock, flags);
-	assert = active == (gdev->edge == GPSPHC_EDGE_RISING);
+	ev.assert = active == (gdev->edge == GPSPHC_EDGE_RISING);
 	gdev->pps_edges++;
-	seq = gdev->pps_seq;
+	ev.seq = gdev->pps_seq;
 	/* Read by the label path, to tell a clear edge from a future one. */
-	WRITE_ONCE(gdev->pps_seq, seq + 1);
+	WRITE_ONCE(gdev->pps_seq, ev.seq + 1);
 	spin_unlock_irqrestore(&gdev->pps_lock, flags);
 
-	pps_event(gdev->pps, &ts, assert ? PPS_CAPTUREASSERT : PPS_CAPTURECLEAR,
+	pps_event(gdev->pps, &ts, ev.assert ? PPS_CAPTUREASSERT : PPS_CAPTURECLEAR,
 		  NULL);
-	if (assert)
-		gpsphc_servo_glue_edge(gdev, ktime_to_ns(snap->raw), seq, &count);
-
-	/*
-	 * Only for listeners, and the worker is not woken from here: that
-	 * wake-up was most of this path's cost (1.2-1.6 us of it in the
-	 * test VM, 0.9 without). A timer runs it at the next tick: a few ms
-	 * are nothing to a label, and the receive path flushes the queue
-	 * before any sentence anyway. Queued under the lock, so that
-	 * detach's cancel_delayed_work_sync() after gpsphc_dev_kill() is
-	 * final.
-	 */
-	spin_lock_irqsave(&gdev->pps_lock, flags);
-	if (!gdev->pps_dead && gpsphc_notify_wanted() &&
-	    gpsphc_pps_queue(gdev, snap, seq, active, assert, &count))
-		schedule_delayed_work(&gdev->ntf_work, 1);
-	spin_unlock_irqrestore(&gdev->pps_lock, flags);
-}
-
-/**
- * gpsphc_pps_flush_locked() - send the notifications of all queued edges
- * @gdev: the device
- *
- * Called by the worker, and by the receive path before it frames a chunk,
- * so that listeners see edges and sentences in the order they happened.
- *
- * Context: process; @gdev->ntf_lock held.
- */
-void gpsphc_pps_flush_locked(struct gpsphc_dev *gdev)
-{
-	struct gpsphc_pps_event ev;
-	unsigned long flags;
-
-	lockdep_assert_held(&gdev->ntf_lock);
-	for (;;) {
-		spin_lock_irqsave(&gdev->pps_lock, flags);
-		if (!gdev->queue_len) {
-			spin_unlock_irqrestore(&gdev->pps_lock, flags);
-			break;
-		}
-		ev = gdev->queue[gdev->queue_head];
-		gdev->queue_head = (gdev->queue_head + 1) % GPSPHC_PPS_QUEUE_LEN;
-		gdev->queue_len--;
-		spin_unlock_irqrestore(&gdev->pps_lock, flags);
-
-		gpsphc_notify_pps(gdev, &ev);
-	}
+	if (ev.assert)
+		gpsphc_servo_glue_edge(gdev, ev.raw_ns, ev.seq, &ev.count);
+	gpsphc_events_post_pps(gdev, &ev);
 }

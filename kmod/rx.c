@@ -23,7 +23,7 @@ static void gpsphc_rx_emit(void *ctx, const struct gpsphc_sentence *s)
 
 	/* The servo first: the notification says what it counted. */
 	gpsphc_servo_glue_sentence(ctx, s, &count);
-	gpsphc_notify_sentence(ctx, s, &count);
+	gpsphc_events_sentence(ctx, s, &count);
 }
 
 /**
@@ -56,11 +56,10 @@ void gpsphc_rx_chunk(struct gpsphc_dev *gdev, const u8 *cp, const u8 *fp,
 	/* The line speed may have changed since the last chunk. */
 	gpsphc_framer_set_byte_ns(&gdev->framer, gpsphc_byte_ns(gdev->tty));
 
-	mutex_lock(&gdev->ntf_lock);
 	/* Edges that came before this chunk are notified before its sentences. */
-	gpsphc_pps_flush_locked(gdev);
+	gpsphc_events_rx_begin(gdev);
 	gpsphc_framer_feed(&gdev->framer, cp, fp, count, ktime_to_ns(snap.raw));
-	mutex_unlock(&gdev->ntf_lock);
+	gpsphc_events_rx_end(gdev);
 }
 
 /*

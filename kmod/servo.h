@@ -163,7 +163,8 @@ struct gpsphc_servo_cfg {
  * struct gpsphc_servo_counters - what the servo saw, since init
  * @edges: inputs counted as seconds (PPS edges, or sentence starts in
  *	coarse mode).
- * @missed: seconds with no input, judged from the time between inputs.
+ * @missed: PPS pulses missing between counted edges, judged from the time
+ *	between them (a second of coarse mode without a sentence is none).
  * @spurious: PPS edges not where the next second was due (more than
  *	the phase window off it): contact bounce, a glitch or storm on DCD,
  *	a receiver set to several pulses a second. Not counted as seconds;

@@ -180,7 +180,9 @@ bool gpsphc_sv_count(struct gpsphc_servo *s, struct gpsphc_servo_edge_rec *rec,
 		}
 		return false;
 	}
-	s->counters.missed += n - 1;
+	/* Pulses missed: a second without a sentence is no missed pulse. */
+	if (!rec->coarse)
+		s->counters.missed += n - 1;
 	rec->num = s->last_num + n;
 	return true;
 }

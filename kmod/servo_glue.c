@@ -27,16 +27,6 @@ void gpsphc_servo_glue_init(struct gpsphc_dev *gdev)
 	gdev->servo_out.state = GPSPHC_SERVO_UNLOCKED;
 }
 
-/* Ask the worker for a state notification now, if anyone listens. */
-static void gpsphc_glue_notify_locked(struct gpsphc_dev *gdev)
-{
-	lockdep_assert_held(&gdev->phc_lock);
-	if (gdev->phc_dead || !gpsphc_notify_wanted())
-		return;
-	gdev->servo_notify = true;
-	mod_delayed_work(system_wq, &gdev->ntf_work, 0);
-}
-
 /* Apply what the servo asked for, from @raw on. */
 static void gpsphc_glue_apply_locked(struct gpsphc_dev *gdev, u64 raw,
 				     const struct gpsphc_servo_out *out)
@@ -48,7 +38,7 @@ static void gpsphc_glue_apply_locked(struct gpsphc_dev *gdev, u64 raw,
 		gpsphc_phc_set_adj_locked(gdev, raw, out->adj);
 	gdev->servo_out = *out;
 	if (out->flags & GPSPHC_SERVO_OUT_STATE)
-		gpsphc_glue_notify_locked(gdev);
+		gpsphc_events_post_state(gdev);
 }
 
 /* What the servo made of an input, for the input's notification. */
@@ -80,8 +70,12 @@ void gpsphc_servo_glue_edge(struct gpsphc_dev *gdev, u64 raw, u32 seq,
 	spin_lock_irqsave(&gdev->phc_lock, flags);
 	gpsphc_servo_edge(&gdev->servo, GPSPHC_SERVO_INPUT_PPS, seq, raw,
 			  gpsphc_phc_tai_locked(gdev, raw), &out);
+	/*
+	 * From now on, as servo.h says: applied from the edge's capture, a
+	 * correction would rewrite what clock reads in between returned.
+	 */
 	if (!gdev->servo_off)
-		gpsphc_glue_apply_locked(gdev, raw, &out);
+		gpsphc_glue_apply_locked(gdev, ktime_get_raw_ns(), &out);
 	gpsphc_glue_count(&out, count);
 	gpsphc_phc_leap_done_locked(gdev, gpsphc_phc_tai_locked(gdev, raw));
 	gpsphc_phc_extts_locked(gdev, raw);
@@ -167,7 +161,7 @@ static void gpsphc_glue_show_state_locked(struct gpsphc_dev *gdev,
 	gdev->servo_out.holdover_ns = 0;
 	gdev->servo_out.flags = 0;
 	if (changed)
-		gpsphc_glue_notify_locked(gdev);
+		gpsphc_events_post_state(gdev);
 }
 
 /**
@@ -198,24 +192,6 @@ static void gpsphc_glue_servo_off_locked(struct gpsphc_dev *gdev, bool off)
 	gpsphc_servo_reset(&gdev->servo);
 	gpsphc_glue_show_state_locked(gdev, off ? GPSPHC_SERVO_OFF :
 				      GPSPHC_SERVO_UNLOCKED);
-}
-
-/**
- * gpsphc_servo_glue_take_notify() - is a state notification due?
- * @gdev: the device
- *
- * Return: true once per request made since the last call.
- */
-bool gpsphc_servo_glue_take_notify(struct gpsphc_dev *gdev)
-{
-	unsigned long flags;
-	bool due;
-
-	spin_lock_irqsave(&gdev->phc_lock, flags);
-	due = gdev->servo_notify;
-	gdev->servo_notify = false;
-	spin_unlock_irqrestore(&gdev->phc_lock, flags);
-	return due;
 }
 
 /* Take TAI - UTC and the leap second from a label. */
@@ -374,6 +350,8 @@ void gpsphc_servo_glue_status(struct gpsphc_dev *gdev,
 	st->outliers = c->outliers;
 	st->spurious = c->spurious;
 	st->missed = c->missed;
+	st->relocks = c->relocks;
+	st->holdovers = c->holdovers;
 	spin_unlock_irqrestore(&gdev->phc_lock, flags);
 }
 

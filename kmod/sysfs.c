@@ -17,45 +17,6 @@ static const char * const gpsphc_edge_names[] = {
 	[GPSPHC_EDGE_FALLING] = "falling",
 };
 
-/**
- * gpsphc_dev_stats() - read every counter of a device
- * @gdev: the device
- * @stats: filled, indexed by enum gpsphc_stats_attrs
- *
- * The framer counters are written by the receive path without a lock;
- * each is read once, whole (64-bit loads), so a reader sees every counter
- * at some recent value.
- */
-void gpsphc_dev_stats(struct gpsphc_dev *gdev, u64 *stats)
-{
-	const struct gpsphc_framer_counters *fc = &gdev->framer.counters;
-	struct gpsphc_servo_status st;
-	unsigned long flags;
-
-	stats[GPSPHC_A_STATS_UNSPEC] = 0;
-	stats[GPSPHC_A_STATS_SENTENCES] = READ_ONCE(fc->sentences);
-	stats[GPSPHC_A_STATS_CSUM_OK] = READ_ONCE(fc->csum_ok);
-	stats[GPSPHC_A_STATS_CSUM_MISSING] = READ_ONCE(fc->csum_missing);
-	stats[GPSPHC_A_STATS_CSUM_BAD] = READ_ONCE(fc->csum_bad);
-	stats[GPSPHC_A_STATS_OVERLONG] = READ_ONCE(fc->overlong);
-	stats[GPSPHC_A_STATS_TRUNCATED] = READ_ONCE(fc->truncated);
-	stats[GPSPHC_A_STATS_INVALID] = READ_ONCE(fc->invalid);
-	stats[GPSPHC_A_STATS_FLAG_ABORTS] = READ_ONCE(fc->flag_aborts);
-	stats[GPSPHC_A_STATS_FLAG_BYTES] = READ_ONCE(fc->flag_bytes);
-	stats[GPSPHC_A_STATS_NOISE_BYTES] = READ_ONCE(fc->noise_bytes);
-	stats[GPSPHC_A_STATS_BINARY_FRAMES] = READ_ONCE(fc->binary_frames);
-	stats[GPSPHC_A_STATS_BINARY_BAD] = READ_ONCE(fc->binary_bad);
-
-	spin_lock_irqsave(&gdev->pps_lock, flags);
-	stats[GPSPHC_A_STATS_PPS_EDGES] = gdev->pps_edges;
-	stats[GPSPHC_A_STATS_EVENTS_DROPPED] = gdev->events_dropped;
-	spin_unlock_irqrestore(&gdev->pps_lock, flags);
-	/* The servo's count of seconds is the only one. */
-	gpsphc_servo_glue_status(gdev, &st);
-	stats[GPSPHC_A_STATS_PPS_MISSED] = st.missed;
-	stats[GPSPHC_A_STATS_PAD] = 0;
-}
-
 static ssize_t tty_show(struct device *dev, struct device_attribute *attr,
 			char *buf)
 {
@@ -311,6 +272,8 @@ enum gpsphc_servo_field {
 	GPSPHC_SF_STEPS,
 	GPSPHC_SF_OUTLIERS,
 	GPSPHC_SF_SPURIOUS,
+	GPSPHC_SF_RELOCKS,
+	GPSPHC_SF_HOLDOVERS,
 };
 
 struct gpsphc_servo_attr {
@@ -357,6 +320,10 @@ static ssize_t gpsphc_servo_show(struct device *dev,
 		return sysfs_emit(buf, "%llu\n", st.outliers);
 	case GPSPHC_SF_SPURIOUS:
 		return sysfs_emit(buf, "%llu\n", st.spurious);
+	case GPSPHC_SF_RELOCKS:
+		return sysfs_emit(buf, "%llu\n", st.relocks);
+	case GPSPHC_SF_HOLDOVERS:
+		return sysfs_emit(buf, "%llu\n", st.holdovers);
 	}
 	return -EINVAL;
 }
@@ -384,6 +351,8 @@ GPSPHC_SERVO_ATTR(gpsphc_sa_disagreements, disagreements,
 GPSPHC_SERVO_ATTR(gpsphc_sa_steps, steps, GPSPHC_SF_STEPS);
 GPSPHC_SERVO_ATTR(gpsphc_sa_outliers, outliers, GPSPHC_SF_OUTLIERS);
 GPSPHC_SERVO_ATTR(gpsphc_sa_spurious, pps_spurious, GPSPHC_SF_SPURIOUS);
+GPSPHC_SERVO_ATTR(gpsphc_sa_relocks, relocks, GPSPHC_SF_RELOCKS);
+GPSPHC_SERVO_ATTR(gpsphc_sa_holdovers, holdovers, GPSPHC_SF_HOLDOVERS);
 
 static struct attribute *gpsphc_dev_attrs[] = {
 	&dev_attr_tty.attr,
@@ -458,6 +427,8 @@ static struct attribute *gpsphc_stat_attrs[] = {
 	&gpsphc_sa_steps.attr.attr,
 	&gpsphc_sa_outliers.attr.attr,
 	&gpsphc_sa_spurious.attr.attr,
+	&gpsphc_sa_relocks.attr.attr,
+	&gpsphc_sa_holdovers.attr.attr,
 	&gpsphc_stat_sentences.attr.attr,
 	&gpsphc_stat_csum_ok.attr.attr,
 	&gpsphc_stat_csum_missing.attr.attr,

@@ -78,6 +78,9 @@ static const char *const gp_servo_counter_keys[GPSPHC_A_SERVO_MAX + 1] = {
 	[GPSPHC_A_SERVO_DISAGREEMENTS] = "disagreements",
 	[GPSPHC_A_SERVO_STEPS] = "steps",
 	[GPSPHC_A_SERVO_OUTLIERS] = "outliers",
+	[GPSPHC_A_SERVO_SPURIOUS] = "spurious",
+	[GPSPHC_A_SERVO_RELOCKS] = "relocks",
+	[GPSPHC_A_SERVO_HOLDOVERS] = "holdovers",
 };
 
 const char *gp_stats_key(unsigned int attr)

@@ -55,7 +55,10 @@ static struct nl_msg *dev_msg(uint32_t id, const char *tty, bool coarse)
 	    nla_put_u64(m, GPSPHC_A_SERVO_HOLDOVER_S, 0) ||
 	    (coarse && nla_put_flag(m, GPSPHC_A_SERVO_COARSE)) ||
 	    nla_put_u64(m, GPSPHC_A_SERVO_LABELS, 3587) ||
-	    nla_put_u64(m, GPSPHC_A_SERVO_STEPS, 1))
+	    nla_put_u64(m, GPSPHC_A_SERVO_STEPS, 1) ||
+	    nla_put_u64(m, GPSPHC_A_SERVO_SPURIOUS, 14) ||
+	    nla_put_u64(m, GPSPHC_A_SERVO_RELOCKS, 2) ||
+	    nla_put_u64(m, GPSPHC_A_SERVO_HOLDOVERS, 1))
 		abort();
 	nla_nest_end(m, n);
 	n = nla_nest_start(m, GPSPHC_A_DEV_STATS);
@@ -153,7 +156,8 @@ static int count(const char *s, const char *what)
 	"\"freq_ppb\": -12457, \"tai_utc\": 37, \"leap\": \"insert\", " \
 	"\"leap_utc\": 1483228800, \"holdover_s\": 0, \"coarse\": true, " \
 	"\"labels\": 3587, \"labels_refused\": 0, \"disagreements\": 0, " \
-	"\"steps\": 1, \"outliers\": 0}, " \
+	"\"steps\": 1, \"outliers\": 0, \"spurious\": 14, \"relocks\": 2, " \
+	"\"holdovers\": 1}, " \
 	"\"stats\": {\"sentences\": 10, \"csum_ok\": 20, \"csum_missing\": 30, " \
 	"\"csum_bad\": 40, \"overlong\": 50, \"truncated\": 60, \"invalid\": 70, " \
 	"\"flag_aborts\": 80, \"flag_bytes\": 90, \"noise_bytes\": 100, " \
@@ -185,7 +189,7 @@ TEST_F(status, text_exact)
 	EXPECT_STREQ("gpsphc0 on ttyS0: /dev/ptp2, /dev/pps1, on-time edge falling, clock in unknown, servo on\n"
 		     "  servo locked, offset -212 ns, rms 830 ns, frequency -12457 ppb\n"
 		     "  TAI-UTC 37 s, leap second insert at 1483228800\n"
-		     "  servo counters: labels 3587 labels_refused 0 disagreements 0 steps 1 outliers 0\n"
+		     "  servo counters: labels 3587 labels_refused 0 disagreements 0 steps 1 outliers 0 spurious 14 relocks 2 holdovers 1\n"
 		     "  counters: sentences 10 csum_ok 20 csum_missing 30 csum_bad 40 overlong 50 truncated 60 invalid 70 flag_aborts 80 flag_bytes 90 noise_bytes 100 binary_frames 110 binary_bad 120 pps_edges 130 pps_missed 140 events_dropped 150\n",
 		     self->text);
 }

@@ -930,6 +930,7 @@ TEST_F_TIMEOUT(lock, locks_and_keeps_the_count, 90)
 	EXPECT_TRUE(seen_locking);
 	EXPECT_TRUE(seen_locked);
 	EXPECT_EQ(variant->long_gaps, holdovers) TH_LOG("HOLDOVER for a single missed pulse");
+	EXPECT_EQ(variant->long_gaps, gpsphc_ll(rx->id, "statistics/holdovers"));
 	EXPECT_EQ(0, count_ntf(rx, GPSPHC_CMD_LABEL_NTF));
 
 	/* sysfs agrees. */
@@ -1196,6 +1197,7 @@ TEST_F_TIMEOUT(phc, holdover_and_back, 120)
 		EXPECT_GT(LOCK_MAX_NS, llabs(edge_err(rx, i)))
 			TH_LOG("k=%ld: %lld ns", rx->e[i].k, edge_err(rx, i));
 	EXPECT_EQ(steps, gpsphc_ll(rx->id, "statistics/steps"));
+	EXPECT_EQ(1, gpsphc_ll(rx->id, "statistics/holdovers"));
 	EXPECT_EQ(0, gpsphc_ll(rx->id, "statistics/disagreements"));
 	EXPECT_EQ(0, gpsphc_ll(rx->id, "statistics/labels_refused"));
 	EXPECT_EQ(0, gpsphc_ll(rx->id, "holdover_s"));

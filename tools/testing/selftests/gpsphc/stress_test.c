@@ -670,7 +670,8 @@ static const char *const rattrs[] = {
 	"servo_state", "offset_ns", "rms_ns", "freq_ppb", "tai_utc", "leap",
 	"leap_utc", "holdover_s", "coarse", "statistics/labels",
 	"statistics/labels_refused", "statistics/disagreements",
-	"statistics/steps", "statistics/outliers", "statistics/sentences",
+	"statistics/steps", "statistics/outliers", "statistics/pps_spurious",
+	"statistics/relocks", "statistics/holdovers", "statistics/sentences",
 	"statistics/pps_edges", "statistics/pps_missed",
 	"statistics/events_dropped",
 };
