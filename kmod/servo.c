@@ -4,7 +4,7 @@
  * TAI with labels, and steers the clock with a gear-shifting PI loop. Pure
  * C, no kernel calls: see servo.h for the contract and the units, and
  * servo_internal.h for how the files split the work. This one holds the
- * settings, the entry points and what every call returns.
+ * settings and the entry points.
  *
  * Integer ranges, so that nothing can overflow whatever the inputs:
  * offsets entering the loop are saturated to +-2^40 ns, gains to 2^17, so
@@ -113,32 +113,6 @@ void gpsphc_servo_init(struct gpsphc_servo *s,
 	gpsphc_servo_configure(s, cfg);
 }
 
-void gpsphc_sv_out_begin(const struct gpsphc_servo *s,
-			 struct gpsphc_servo_out *out)
-{
-	*out = (struct gpsphc_servo_out){ .state = s->state };
-}
-
-void gpsphc_sv_out_end(const struct gpsphc_servo *s,
-		       struct gpsphc_servo_out *out)
-{
-	if (out->state != s->state)
-		out->flags |= GPSPHC_SERVO_OUT_STATE;
-	out->state = s->state;
-	out->offset_ns = s->offset_ns;
-	if (s->coarse)
-		out->flags |= GPSPHC_SERVO_OUT_COARSE;
-	out->rms_ns = s->rms_ns;
-}
-
-void gpsphc_sv_set_adj(struct gpsphc_servo *s, s64 adj,
-		       struct gpsphc_servo_out *out)
-{
-	s->adj = sv_clamp(adj, sv_max_adj(s));
-	out->adj = s->adj;
-	out->flags |= GPSPHC_SERVO_OUT_ADJ;
-}
-
 void gpsphc_servo_skip(struct gpsphc_servo *s, enum gpsphc_servo_input kind,
 		       u32 seq)
 {
@@ -156,7 +130,7 @@ void gpsphc_servo_edge(struct gpsphc_servo *s, enum gpsphc_servo_input kind,
 	u64 gap, tai;
 	s64 off;
 
-	gpsphc_sv_out_begin(s, out);
+	sv_out_begin(s, out);
 	gpsphc_servo_skip(s, kind, seq);
 	if (kind == GPSPHC_SERVO_INPUT_SENTENCE) {
 		bool first = !s->sentence_seen ||
@@ -217,7 +191,7 @@ void gpsphc_servo_edge(struct gpsphc_servo *s, enum gpsphc_servo_input kind,
 		gpsphc_sv_relock(s, 0);
 	gpsphc_sv_loop(s, &rec, off, out);
 out:
-	gpsphc_sv_out_end(s, out);
+	sv_out_end(s, out);
 }
 
 void gpsphc_servo_tick(struct gpsphc_servo *s, u64 now_raw_ns,
@@ -225,14 +199,14 @@ void gpsphc_servo_tick(struct gpsphc_servo *s, u64 now_raw_ns,
 {
 	u64 since = sv_since(now_raw_ns, s->last_raw);
 
-	gpsphc_sv_out_begin(s, out);
+	sv_out_begin(s, out);
 	if ((s->state == GPSPHC_SERVO_LOCKING ||
 	     s->state == GPSPHC_SERVO_LOCKED) &&
 	    since > s->cfg.holdover_timeout_ns)
 		gpsphc_sv_enter_holdover(s, out);
 	if (s->state == GPSPHC_SERVO_HOLDOVER)
 		out->holdover_ns = since;
-	gpsphc_sv_out_end(s, out);
+	sv_out_end(s, out);
 }
 
 void gpsphc_servo_reset(struct gpsphc_servo *s)

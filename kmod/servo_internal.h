@@ -3,8 +3,7 @@
  * gpsphc servo, internal: what the servo's files share. The servo is
  * split by concern:
  *
- * - servo.c: settings, the entry points (an input, a tick, a reset) and
- *   what every call returns;
+ * - servo.c: settings and the entry points (an input, a tick, a reset);
  * - servo_count.c: counting seconds: which inputs start one, their edge
  *   numbers, the history of counted inputs;
  * - servo_label.c: labels, and the confirmation a change of the count
@@ -26,7 +25,6 @@
 #define SV_OFF_LIMIT		1099511627776LL		/* 2^40 */
 /* Largest TAI second: its ns, plus up to a second, fit in s64. */
 #define SV_TAI_SEC_MAX		9223372035ULL
-/* Spurious edges remembered, to refuse their labels as such */
 /* Inputs in the history estimate that make it better than the loop's */
 #define SV_EST_GOOD		16
 /* ...and the gear the loop then starts in; one slower from a full history */
@@ -86,13 +84,37 @@ static inline s64 sv_max_adj(const struct gpsphc_servo *s)
 	return (s64)s->cfg.max_ppb * GPSPHC_SERVO_ADJ_PER_PPB;
 }
 
-/* servo.c */
-void gpsphc_sv_out_begin(const struct gpsphc_servo *s,
-			 struct gpsphc_servo_out *out);
-void gpsphc_sv_out_end(const struct gpsphc_servo *s,
-		       struct gpsphc_servo_out *out);
-void gpsphc_sv_set_adj(struct gpsphc_servo *s, s64 adj,
-		       struct gpsphc_servo_out *out);
+/*
+ * What a call returns: begun with the state before it, ended with the
+ * state after it (flagging a change). Inline, so that every file of the
+ * servo can report without calling the entry points' file.
+ */
+static inline void sv_out_begin(const struct gpsphc_servo *s,
+				struct gpsphc_servo_out *out)
+{
+	*out = (struct gpsphc_servo_out){ .state = s->state };
+}
+
+static inline void sv_out_end(const struct gpsphc_servo *s,
+			      struct gpsphc_servo_out *out)
+{
+	if (out->state != s->state)
+		out->flags |= GPSPHC_SERVO_OUT_STATE;
+	out->state = s->state;
+	out->offset_ns = s->offset_ns;
+	if (s->coarse)
+		out->flags |= GPSPHC_SERVO_OUT_COARSE;
+	out->rms_ns = s->rms_ns;
+}
+
+/* The clock's new rate, within max_ppb, for the caller to apply. */
+static inline void sv_set_adj(struct gpsphc_servo *s, s64 adj,
+			      struct gpsphc_servo_out *out)
+{
+	s->adj = sv_clamp(adj, sv_max_adj(s));
+	out->adj = s->adj;
+	out->flags |= GPSPHC_SERVO_OUT_ADJ;
+}
 
 /* servo_count.c */
 u64 gpsphc_sv_raw_to_true(u64 d, s64 adj);

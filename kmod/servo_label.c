@@ -29,7 +29,7 @@ static void sv_first_label(struct gpsphc_servo *s,
 	s->labelled = true;
 	s->pending.n = 0;
 	gpsphc_sv_step(s, sv_sat_sub(truth, now_phc_ns), out);
-	gpsphc_sv_set_adj(s, s->freq, out);
+	sv_set_adj(s, s->freq, out);
 	/* A long history gives a good start: skip the fastest gears. */
 	gpsphc_sv_relock(s, used >= GPSPHC_SERVO_HISTORY ? SV_EST_FULL_GEAR :
 		  used >= SV_EST_GOOD ? SV_EST_GOOD_GEAR : 0);
@@ -80,7 +80,7 @@ int gpsphc_servo_label(struct gpsphc_servo *s, enum gpsphc_servo_input kind,
 	u32 i;
 	s64 d;
 
-	gpsphc_sv_out_begin(s, out);
+	sv_out_begin(s, out);
 	for (i = 0; i < s->hist_len && !rec; i++) {
 		r = gpsphc_sv_hist_at(s, i);
 		if (r->coarse != coarse)
@@ -132,6 +132,6 @@ int gpsphc_servo_label(struct gpsphc_servo *s, enum gpsphc_servo_input kind,
 refuse:
 	s->counters.labels_refused++;
 out:
-	gpsphc_sv_out_end(s, out);
+	sv_out_end(s, out);
 	return ret;
 }

@@ -124,7 +124,7 @@ void gpsphc_sv_enter_holdover(struct gpsphc_servo *s,
 	s->before_holdover = s->state;
 	s->state = GPSPHC_SERVO_HOLDOVER;
 	s->counters.holdovers++;
-	gpsphc_sv_set_adj(s, s->freq, out);
+	sv_set_adj(s, s->freq, out);
 }
 
 /*
@@ -149,7 +149,7 @@ static bool sv_early(struct gpsphc_servo *s,
 	s->freq = freq;
 	phase = sv_clamp(sv_sat_add(off, (s64)(raw_at - rec->raw)),
 			 SV_OFF_LIMIT);
-	gpsphc_sv_set_adj(s, freq - phase * GPSPHC_SERVO_ADJ_PER_PPB, out);
+	sv_set_adj(s, freq - phase * GPSPHC_SERVO_ADJ_PER_PPB, out);
 	return true;
 }
 
@@ -184,7 +184,7 @@ void gpsphc_sv_loop(struct gpsphc_servo *s,
 			s->rejects++;
 			s->counters.outliers++;
 			out->flags |= GPSPHC_SERVO_OUT_OUTLIER;
-			gpsphc_sv_set_adj(s, s->freq, out);
+			sv_set_adj(s, s->freq, out);
 			return;
 		}
 		s->counters.relocks++;
@@ -194,7 +194,7 @@ void gpsphc_sv_loop(struct gpsphc_servo *s,
 
 	if (s->state == GPSPHC_SERVO_LOCKING && mag > s->cfg.step_threshold_ns) {
 		gpsphc_sv_step(s, sv_sat_sub(0, off), out);
-		gpsphc_sv_set_adj(s, s->freq, out);
+		sv_set_adj(s, s->freq, out);
 		return;
 	}
 
@@ -244,7 +244,7 @@ void gpsphc_sv_loop(struct gpsphc_servo *s,
 		kp = ic->kp >> s->gear;
 		ki = ic->ki >> (2 * s->gear);
 		s->freq = sv_clamp(s->freq - ki * o, max);
-		gpsphc_sv_set_adj(s, s->freq - kp * o, out);
+		sv_set_adj(s, s->freq - kp * o, out);
 	}
 
 	sv_rms_add(s, o);
