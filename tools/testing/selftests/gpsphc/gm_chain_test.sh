@@ -36,13 +36,11 @@
 # at 38.
 ksft_skip=4
 DIR=$(cd "$(dirname "$0")" && pwd)
-port=2
-tty=/dev/ttyGPSSIM$port
-SIM_CTL=/sys/kernel/debug/gpsphc_sim/ttyGPSSIM$port
+. "$DIR/receiver.sh"
+sim_port 2
 # The leap second's clock in scale utc.
 UTC_PORT=3
 UTC_CTL=/sys/kernel/debug/gpsphc_sim/ttyGPSSIM$UTC_PORT
-. "$DIR/receiver.sh"
 . "$DIR/ptp4l_gm.sh"
 GM_CONF=${GM_CONF:-$DIR/ptp4l-gm.conf}
 GM_ID=001122.fffe.334455
@@ -150,12 +148,7 @@ else
 fi
 
 # --- the receiver, gpsphcd, phc2sys ----------------------------------------
-echo 1 >"$SIM_CTL/msr_gate"	# an 8250: DCD interrupts only via TIOCMIWAIT
-echo 0 >"$SIM_CTL/pulse_ppb"
-# receiver counts the rising edges in the log of the last 4096 edges every
-# 50 ms: start it empty, not as full as earlier tests left it.
-echo >"$SIM_CTL/edges"
-echo 1 >"$SIM_CTL/pulse_enable"
+pulses_on
 receiver 600 &
 RX_PID=$!
 gpsphcd --baud 9600 --state "$T/state" --ptp4l-socket "$T/gm" \

@@ -10,31 +10,20 @@
 # takes the same device over ("took over") and labels again; SIGTERM
 # leaves it attached for the store; closing the store's copy detaches.
 # In the style of selftests/ptp/phc.sh.
-ksft_skip=4
-port=2
-tty=/dev/ttyGPSSIM$port
-SIM_CTL=/sys/kernel/debug/gpsphc_sim/ttyGPSSIM$port
 dir=$(dirname "$0")
 . "$dir/receiver.sh"
-
-skip() { echo "ok 1 gpsphcd_fdstore # SKIP $1"; exit $ksft_skip; }
-[ -x /sbin/gpsphcd ] || skip "gpsphcd not built"
-[ -d "$SIM_CTL" ] || skip "gpsphc_sim not loaded"
+sim_port 2
+need gpsphcd_fdstore gpsphcd
 
 work=$(mktemp -d)
 cleanup() {
-	for p in ${sim:-} ${daemon:-}; do
-		kill "$p" 2>/dev/null && wait "$p"
-	done
+	reap "${sim:-}" "${daemon:-}"
 	exec 9<&-
-	echo 0 >"$SIM_CTL/pulse_enable"
-	echo 0 >"$SIM_CTL/msr_gate"
+	sim_off
 	rm -rf "$work"
 }
 trap cleanup EXIT
 
-tap_n=0
-fails=0
 labels_taken() { cat "$dev/statistics/labels" 2>/dev/null || echo 0; }
 taken_since() { [ "$(labels_taken)" -ge $(($1 + $2)) ]; }
 
@@ -48,12 +37,8 @@ stored_gpsphcd() {
 	daemon=$!
 }
 
-echo "TAP version 13"
-echo "1..9"
-echo 1 >"$SIM_CTL/msr_gate"	# an 8250: DCD interrupts only via TIOCMIWAIT
-echo 0 >"$SIM_CTL/pulse_ppb"
-echo >"$SIM_CTL/edges"
-echo 1 >"$SIM_CTL/pulse_enable"
+tap_plan 9
+pulses_on
 receiver 600 &
 sim=$!
 
@@ -102,5 +87,5 @@ exec 9<&-
 until_s 5 test ! -e "$dev"
 check "closing_the_stores_copy_detaches" test ! -e "$dev"
 
-[ $fails -eq 0 ] || sed 's/^/# /' "$work/err1" | tail -n 20
+[ "$fails" -eq 0 ] || sed 's/^/# /' "$work/err1" | tail -n 20
 exit $((fails > 0))

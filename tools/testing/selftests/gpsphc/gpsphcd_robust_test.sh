@@ -13,17 +13,12 @@
 #  - another process replaces the line discipline (TIOCSETD 0): gpsphcd
 #    says so and exits non-zero within a few seconds;
 #  - gpsphcd refuses a tty another program attached the discipline to.
-ksft_skip=4
-port=3
-tty=/dev/ttyGPSSIM$port
-SIM_CTL=/sys/kernel/debug/gpsphc_sim/ttyGPSSIM$port
 dir=$(dirname "$0")
 . "$dir/receiver.sh"
-
-skip() { echo "ok 1 gpsphcd_robust # SKIP $1"; exit $ksft_skip; }
-[ -x /sbin/gpsphcd ] || skip "gpsphcd not built"
-[ -d "$SIM_CTL" ] || skip "gpsphc_sim not loaded"
-[ -x "$dir/sim_flood" ] && [ -x "$dir/attach_hold" ] || skip "sim_flood, attach_hold not built"
+sim_port 3
+need gpsphcd_robust gpsphcd
+[ -x "$dir/sim_flood" ] && [ -x "$dir/attach_hold" ] ||
+	skip_test gpsphcd_robust "sim_flood, attach_hold not built"
 
 # Labels wanted after each flood, and the time allowed for them.
 RESUME_LABELS=5
@@ -41,18 +36,13 @@ REPLACED_S=5
 work=$(mktemp -d)
 cleanup() {
 	[ -n "${daemon:-}" ] && kill -CONT "$daemon" 2>/dev/null
-	for p in ${sim:-} ${flood:-} ${hold:-} ${daemon:-}; do
-		kill "$p" 2>/dev/null && wait "$p"
-	done
-	echo 0 >"$SIM_CTL/pulse_enable"
-	echo 0 >"$SIM_CTL/msr_gate"
+	reap "${sim:-}" "${flood:-}" "${hold:-}" "${daemon:-}"
+	sim_off
 	echo 0 >"$SIM_CTL/dcd"
 	rm -rf "$work"
 }
 trap cleanup EXIT
 
-tap_n=0
-fails=0
 labels_printed() { wc -l <"$work/labels"; }
 labels_taken() { cat "$dev/statistics/labels" 2>/dev/null || echo 0; }
 # The lines gpsphcd wrote about lost events so far.
@@ -78,23 +68,19 @@ labelling_resumes() {
 }
 
 start_receiver() {
-	echo >"$SIM_CTL/edges"
-	echo 1 >"$SIM_CTL/pulse_enable"
+	pulses_on
 	receiver 600 &
 	sim=$!
 }
 
 stop_receiver() {
-	kill "$sim" 2>/dev/null && wait "$sim"
+	reap "$sim"
 	sim=
 	echo 0 >"$SIM_CTL/pulse_enable"
 }
 
-echo "TAP version 13"
-echo "1..13"
-echo 1 >"$SIM_CTL/msr_gate"	# an 8250: DCD interrupts only via TIOCMIWAIT
-echo 0 >"$SIM_CTL/pulse_ppb"
-gpsphcd --baud 9600 --print-labels --state "$work/state" $tty >"$work/labels" 2>"$work/err" &
+tap_plan 13
+gpsphcd --baud 9600 --print-labels --state "$work/state" "$tty" >"$work/labels" 2>"$work/err" &
 daemon=$!
 until_s 3 dev_attached
 dev=$(gpsphc_dev)
@@ -106,7 +92,7 @@ check "labelling_and_locked_before_the_floods" servo_locked
 # 1. Bad sentences, as fast as the guest writes them.
 said=$(loss_said)
 bad=$(cat "$dev/statistics/csum_bad")
-"$dir/sim_flood" $port sentences $FLOOD_S >"$work/flood.n" &
+"$dir/sim_flood" "$port" sentences $FLOOD_S >"$work/flood.n" &
 flood=$!
 sleep 2
 kill -STOP "$daemon"
@@ -135,7 +121,7 @@ check "sentence_flood_servo_locked_again" until_s $RESUME_S servo_locked
 said=$(loss_said)
 stop_receiver
 edges=$(cat "$dev/statistics/pps_edges")
-n=$("$dir/sim_flood" $port dcd $STORM_S)
+n=$("$dir/sim_flood" "$port" dcd $STORM_S)
 echo "# DCD storm: $n edges in $STORM_S s, the kernel saw $(($(cat "$dev/statistics/pps_edges") - edges)), dropped $(cat "$dev/statistics/events_dropped") from its queue"
 start_receiver
 check "dcd_storm_loss_said" until_s 5 loss_said_more
@@ -144,7 +130,7 @@ grep 'events' "$work/err" | head -n 8 | sed 's/^/# /'
 
 # 3. A second gpsphcd on the same tty refuses, naming the first.
 id=$(basename "$dev")
-timeout 5 gpsphcd --state "$work/state2" $tty >/dev/null 2>"$work/err2"
+timeout 5 gpsphcd --state "$work/state2" "$tty" >/dev/null 2>"$work/err2"
 rc=$?
 echo "# second gpsphcd: exit status $rc"
 sed 's/^/# /' "$work/err2" | head -n 4
@@ -158,7 +144,7 @@ RESUME_LABELS=2
 check "first_gpsphcd_keeps_$id" keeps_device
 
 # 4. Another process replaces the discipline with N_TTY.
-"$dir/attach_hold" $tty 0 &
+"$dir/attach_hold" "$tty" 0 &
 hold=$!
 gone() { ! kill -0 "$daemon" 2>/dev/null; }
 until_s $REPLACED_S gone || kill "$daemon"	# TERM: a clean exit, status 0
@@ -172,17 +158,17 @@ check "ldisc_replaced_said" grep -q "line discipline on ttyGPSSIM$port was repla
 kill "$hold" && wait "$hold"
 
 # 5. attach_hold attaches the discipline (and takes no lock): refused too.
-"$dir/attach_hold" $tty &
+"$dir/attach_hold" "$tty" &
 hold=$!
 until_s 3 dev_attached
-timeout 5 gpsphcd --state "$work/state2" $tty >/dev/null 2>"$work/err2"
+timeout 5 gpsphcd --state "$work/state2" "$tty" >/dev/null 2>"$work/err2"
 rc=$?
 echo "# gpsphcd on a tty attach_hold holds: exit status $rc"
 sed 's/^/# /' "$work/err2" | head -n 4
 refused_for_hold() {
-	[ $rc -eq 4 ] && [ -n "$(gpsphc_dev)" ] &&
+	[ "$rc" -eq 4 ] && [ -n "$(gpsphc_dev)" ] &&
 		grep -q "line discipline 29 (gpsphc) attached, held open by attach_hold (pid $hold)" "$work/err2"
 }
 check "gpsphcd_refuses_a_tty_attach_hold_holds" refused_for_hold
-[ $fails -eq 0 ] || sed 's/^/# /' "$work/err" | tail -n 20
+[ "$fails" -eq 0 ] || sed 's/^/# /' "$work/err" | tail -n 20
 exit $((fails > 0))

@@ -13,35 +13,22 @@
 # under a running gpsphcd: it says once why the kernel refuses its labels,
 # in the kernel's words, and when they are taken again. And a real jump
 # of the receiver's time: the kernel confirms it for the clock.
-ksft_skip=4
-port=2
-tty=/dev/ttyGPSSIM$port
-SIM_CTL=/sys/kernel/debug/gpsphc_sim/ttyGPSSIM$port
 dir=$(dirname "$0")
 . "$dir/receiver.sh"
-
-[ -x /sbin/gpsphcd ] || { echo "ok 1 gpsphcd_live # SKIP gpsphcd not built"; exit $ksft_skip; }
-[ -d "$SIM_CTL" ] || { echo "ok 1 gpsphcd_live # SKIP gpsphc_sim not loaded"; exit $ksft_skip; }
+sim_port 2
+need gpsphcd_live gpsphcd
 
 work=$(mktemp -d)
 cleanup() {
-	[ -n "${sim:-}" ] && kill "$sim" 2>/dev/null && wait "$sim"
-	[ -n "${daemon:-}" ] && kill "$daemon" 2>/dev/null && wait "$daemon"
-	echo 0 >"$SIM_CTL/pulse_enable"
-	echo 0 >"$SIM_CTL/msr_gate"
+	reap "${sim:-}" "${daemon:-}"
+	sim_off
 	rm -rf "$work"
 }
 trap cleanup EXIT
 
-tap_n=0
-fails=0
-
-echo "TAP version 13"
-echo "1..27"
-echo 1 >"$SIM_CTL/msr_gate"	# an 8250: DCD interrupts only via TIOCMIWAIT
-echo 0 >"$SIM_CTL/pulse_ppb"
-echo 1 >"$SIM_CTL/pulse_enable"
-gpsphcd --baud 9600 --print-labels --state "$work/state" --record "$work/capture" $tty \
+tap_plan 27
+pulses_on
+gpsphcd --baud 9600 --print-labels --state "$work/state" --record "$work/capture" "$tty" \
 	>"$work/labels" 2>"$work/err" &
 daemon=$!
 sleep 1
@@ -66,7 +53,7 @@ check "state_not_saved_within_15_min" test ! -e "$work/state"
 # build date; the capture is from today, so no --not-before is needed).
 gpsphcd --replay "$work/capture" >"$work/replayed" 2>"$work/replay.err"
 check "record_replays_to_the_same_labels" cmp -s "$work/labels" "$work/replayed"
-[ $fails -eq 0 ] || { sed 's/^/# /' "$work/err" "$work/replay.err" | tail -n 20; diff "$work/labels" "$work/replayed" | head | sed 's/^/# /'; }
+[ "$fails" -eq 0 ] || { sed 's/^/# /' "$work/err" "$work/replay.err" | tail -n 20; diff "$work/labels" "$work/replayed" | head | sed 's/^/# /'; }
 
 # Coarse mode: the pulse generator off, sentences only. The burst starts
 # COARSE_DELAY_MS after each second of CLOCK_REALTIME and rx_latency_ns
@@ -104,7 +91,7 @@ coarse_status_shows() {
 
 echo 0 >"$SIM_CTL/pulse_enable"
 gpsphcd --baud 9600 --print-labels --state "$work/state" --record "$work/coarse.capture" \
-	--dump-events $tty >"$work/coarse.out" 2>"$work/coarse.err" &
+	--dump-events "$tty" >"$work/coarse.out" 2>"$work/coarse.err" &
 daemon=$!
 dev=
 for _ in 1 2 3 4 5 6 7 8 9 10; do
@@ -164,7 +151,7 @@ check "coarse_mode_logged_once" test "$(grep -c ': coarse mode, ' "$work/coarse.
 gpsphcd --replay "$work/coarse.capture" >"$work/coarse.replayed" 2>"$work/coarse.replay.err"
 check "coarse_record_replays_to_the_same_labels" \
 	cmp -s "$work/coarse.labels" "$work/coarse.replayed"
-[ $fails -eq 0 ] || { sed 's/^/# /' "$work/coarse.err" | grep -v 'no PPS edge before it' | tail -n 20; }
+[ "$fails" -eq 0 ] || { sed 's/^/# /' "$work/coarse.err" | grep -v 'no PPS edge before it' | tail -n 20; }
 
 # --servo off: the pulses and RMC of the first part; gpsphcd labels every
 # edge on stdout, sends no time-set, and says so once.
@@ -175,7 +162,7 @@ servo_off_status_shows() {
 
 fails_before=$fails
 echo 1 >"$SIM_CTL/pulse_enable"
-gpsphcd --baud 9600 --print-labels --servo off --state "$work/off.state" $tty \
+gpsphcd --baud 9600 --print-labels --servo off --state "$work/off.state" "$tty" \
 	>"$work/off.labels" 2>"$work/off.err" &
 daemon=$!
 sleep 1
@@ -197,14 +184,14 @@ check "servo_off_said_once" \
 kill "$daemon"
 wait "$daemon"
 daemon=
-[ $fails -eq "$fails_before" ] || sed 's/^/# /' "$work/off.err" | tail -n 20
+[ "$fails" -eq "$fails_before" ] || sed 's/^/# /' "$work/off.err" | tail -n 20
 
 # The servo turned off by sysfs under a running gpsphcd: the kernel
 # refuses each label with EBUSY and an extack message. gpsphcd says so
 # once, with the kernel's reason (not libnl's name for the errno), logs no
 # error per refused label, and says when the kernel takes them again.
 fails_before=$fails
-gpsphcd --baud 9600 --state "$work/busy.state" $tty 2>"$work/busy.err" &
+gpsphcd --baud 9600 --state "$work/busy.state" "$tty" 2>"$work/busy.err" &
 daemon=$!
 sleep 1
 dev=$(gpsphc_dev)
@@ -224,7 +211,7 @@ check "servo_turned_on_labels_taken_again" \
 kill "$daemon"
 wait "$daemon"
 daemon=
-[ $fails -eq "$fails_before" ] || sed 's/^/# /' "$work/busy.err" | tail -n 20
+[ "$fails" -eq "$fails_before" ] || sed 's/^/# /' "$work/busy.err" | tail -n 20
 
 # A real jump: the receiver's time moves 10 s ahead for good. gpsphcd's
 # guard holds the labels of two edges and accepts the third's; the kernel
@@ -233,7 +220,7 @@ daemon=
 # confirmation, not the guard's and then the kernel's. The held labels
 # are not printed.
 fails_before=$fails
-gpsphcd --baud 9600 --print-labels --state "$work/jump.state" $tty \
+gpsphcd --baud 9600 --print-labels --state "$work/jump.state" "$tty" \
 	>"$work/jump.labels" 2>"$work/jump.err" &
 daemon=$!
 sleep 1
@@ -262,5 +249,5 @@ check "jump_servo_still_locking_or_locked" grep -qx 'locking\|locked' "$dev/serv
 kill "$daemon"
 wait "$daemon"
 daemon=
-[ $fails -eq "$fails_before" ] || sed 's/^/# /' "$work/jump.err" | tail -n 20
+[ "$fails" -eq "$fails_before" ] || sed 's/^/# /' "$work/jump.err" | tail -n 20
 exit $((fails > 0))

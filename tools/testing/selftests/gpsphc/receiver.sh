@@ -5,8 +5,8 @@
 # Source it, set SIM_CTL to a port's debugfs directory, start the pulse
 # generator, then run `receiver SECONDS`: after each rising edge it sends
 # the RMC sentence of that edge's UTC second 150 ms later, as a receiver
-# does after its pulse. Also the TAP line and device lookup of the shell
-# tests (at the end).
+# does after its pulse. Also what every shell test does around it: the
+# port, skips, the TAP plan and lines, the device lookup (at the end).
 
 # nmea BODY: print $BODY*hh with its checksum (busybox awk has xor()).
 nmea() {
@@ -132,3 +132,62 @@ gpsphc_dev() {
 # must run the lookup each time ("test -n \"$(gpsphc_dev)\"" would expand it
 # once, before the wait).
 dev_attached() { test -n "$(gpsphc_dev)"; }
+
+# sim_port N: use the fake UART's port N: sets port, tty and SIM_CTL (its
+# debugfs directory).
+sim_port() {
+	port=$1
+	# shellcheck disable=SC2034 # for the tests that source this
+	tty=/dev/ttyGPSSIM$port
+	SIM_CTL=/sys/kernel/debug/gpsphc_sim/ttyGPSSIM$port
+}
+
+# skip_test NAME WHY: the whole test skipped, as kselftest counts it.
+skip_test() {
+	echo "ok 1 $1 # SKIP $2"
+	exit 4
+}
+
+# need NAME COMMAND...: skip the test NAME unless every COMMAND is in
+# PATH and the port's simulator is loaded.
+need() {
+	name=$1
+	shift
+	for c in "$@"; do
+		command -v "$c" >/dev/null || skip_test "$name" "no $c"
+	done
+	[ -d "$SIM_CTL" ] || skip_test "$name" "gpsphc_sim not loaded"
+}
+
+# tap_plan N: the TAP header for N checks; check() counts from here.
+tap_plan() {
+	tap_n=0
+	fails=0
+	echo "TAP version 13"
+	echo "1..$1"
+}
+
+# pulses_on: the port's pulse generator on, a second a pulse, its edge
+# log emptied (the receiver reads it whole), DCD changes raising
+# interrupts only through TIOCMIWAIT, as an 8250's do. sim_off: pulses
+# and DCD interrupts off again.
+pulses_on() {
+	echo 1 >"$SIM_CTL/msr_gate"
+	echo 0 >"$SIM_CTL/pulse_ppb"
+	echo >"$SIM_CTL/edges"
+	echo 1 >"$SIM_CTL/pulse_enable"
+}
+
+sim_off() {
+	echo 0 >"$SIM_CTL/pulse_enable"
+	echo 0 >"$SIM_CTL/msr_gate"
+}
+
+# reap PID...: stop each background program named (empty names aside)
+# and wait for it.
+reap() {
+	for p in "$@"; do
+		[ -n "$p" ] && kill "$p" 2>/dev/null && wait "$p"
+	done
+	return 0
+}

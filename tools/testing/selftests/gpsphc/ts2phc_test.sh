@@ -11,13 +11,10 @@
 # second, are small once locked; the clock reads TAI (CLOCK_REALTIME +
 # TAI-UTC, to the second the receiver names); the kernel's servo left the
 # clock to ts2phc (off throughout, no step, no label taken).
-ksft_skip=4
-port=2
-tty=/dev/ttyGPSSIM$port
-SIM_CTL=/sys/kernel/debug/gpsphc_sim/ttyGPSSIM$port
 dir=$(cd "$(dirname "$0")" && pwd)
 conf=$dir/ts2phc-gpsphc.conf
 . "$dir/receiver.sh"
+sim_port 2
 # Seconds of pulses and sentences; ts2phc locks within about 10.
 RUN_S=${TS2PHC_RUN_S:-30}
 # Once locked, ts2phc's last 10 offsets (the clock at each edge less the
@@ -31,36 +28,23 @@ RUN_S=${TS2PHC_RUN_S:-30}
 MEDIAN_MAX_NS=${TS2PHC_MEDIAN_MAX_NS:-2000000}
 OFFSET_MAX_NS=${TS2PHC_OFFSET_MAX_NS:-20000000}
 
-for c in gpsphcd ts2phc phc_ctl; do
-	command -v $c >/dev/null || { echo "ok 1 ts2phc # SKIP no $c"; exit $ksft_skip; }
-done
-[ -d "$SIM_CTL" ] || { echo "ok 1 ts2phc # SKIP gpsphc_sim not loaded"; exit $ksft_skip; }
-[ -f "$conf" ] || { echo "ok 1 ts2phc # SKIP no $conf"; exit $ksft_skip; }
+need ts2phc gpsphcd ts2phc phc_ctl
+[ -f "$conf" ] || skip_test ts2phc "no $conf"
 
 work=$(mktemp -d)
 cleanup() {
-	[ -n "${ts2phc:-}" ] && kill "$ts2phc" 2>/dev/null && wait "$ts2phc"
-	[ -n "${daemon:-}" ] && kill "$daemon" 2>/dev/null && wait "$daemon"
-	echo 0 >"$SIM_CTL/pulse_enable"
-	echo 0 >"$SIM_CTL/msr_gate"
+	reap "${ts2phc:-}" "${daemon:-}"
+	sim_off
 	rm -rf "$work"
 }
 trap cleanup EXIT
 
-tap_n=0
-fails=0
-echo "TAP version 13"
-echo "1..6"
-
-echo 1 >"$SIM_CTL/msr_gate"	# an 8250: DCD interrupts only via TIOCMIWAIT
-# An empty edge log: the receiver reads it whole twenty times a second.
-echo 0 >"$SIM_CTL/edges"
-echo 0 >"$SIM_CTL/pulse_ppb"
-echo 1 >"$SIM_CTL/pulse_enable"
+tap_plan 6
+pulses_on
 # The recipe's two command lines, with the fake UART for /dev/ttyS0, its
 # clock's /dev/ptpN for /dev/gpsphc/ttyS0/ptp (no udev in the guest) and
 # the pty's link in the test's directory.
-gpsphcd --baud 9600 --servo off --nmea-pty "$work/nmea" --state "$work/state" $tty \
+gpsphcd --baud 9600 --servo off --nmea-pty "$work/nmea" --state "$work/state" "$tty" \
 	>"$work/gpsphcd.log" 2>&1 &
 daemon=$!
 until_s 10 dev_attached
@@ -106,7 +90,7 @@ check "clock_reads_tai" test -n "$phc" -a "${diff_ms#-}" -le 600
 check "kernel_servo_left_the_clock_alone" \
 	test "$(cat "$dev/servo_state")" = off -a "$(cat "$dev/statistics/steps")" = "$steps0" -a \
 	"$(cat "$dev/statistics/labels")" = 0
-[ $fails -eq 0 ] || {
+[ "$fails" -eq 0 ] || {
 	echo "# ts2phc: $(wc -l <"$work/ts2phc.log") lines; state $(cut -d' ' -f3 /proc/$ts2phc/stat 2>/dev/null), wchan $(cat /proc/$ts2phc/wchan 2>/dev/null)"
 	for t in /proc/$ts2phc/task/*; do echo "# ts2phc thread ${t##*/}: $(cat $t/wchan 2>/dev/null)"; done
 	sed 's/^/# ts2phc: /' "$work/ts2phc.log" | grep -v ' offset ' | tail -n 15
