@@ -135,14 +135,14 @@ struct gpsphc_dev *gpsphc_dev_next(unsigned long *id)
 	return NULL;
 }
 
-/**
+/*
  * gpsphc_dev_kill() - stop everything that could notify or change a device
  * @gdev: the device, detaching (or failing to attach)
  *
  * After this, sysfs stores fail (phc_dead, under phc_lock) and no
  * notification is queued or pending any more (gpsphc_events_stop()).
  */
-void gpsphc_dev_kill(struct gpsphc_dev *gdev)
+static void gpsphc_dev_kill(struct gpsphc_dev *gdev)
 {
 	unsigned long flags;
 

@@ -58,32 +58,35 @@ static int gpsphc_ptp_getcrosststamp(struct ptp_clock_info *info,
 	return 0;
 }
 
-static int gpsphc_ptp_settime64(struct ptp_clock_info *info,
-				const struct timespec64 *ts)
+/*
+ * Step the clock by @delta, or to @to when given, read at the same raw
+ * instant as the step: a user's step, which the servo leaves alone.
+ */
+static void gpsphc_ptp_step(struct gpsphc_dev *gdev,
+			    const struct timespec64 *to, s64 delta)
 {
-	struct gpsphc_dev *gdev = to_gpsphc_dev_ptp(info);
-	s64 want = timespec64_to_ns(ts);
 	unsigned long flags;
 	u64 raw;
 
 	spin_lock_irqsave(&gdev->phc_lock, flags);
 	raw = ktime_get_raw_ns();
-	gpsphc_phc_step_locked(gdev, raw,
-			       want - gpsphc_phc_read_locked(gdev, raw));
+	if (to)
+		delta = timespec64_to_ns(to) - gpsphc_phc_read_locked(gdev, raw);
+	gpsphc_phc_step_locked(gdev, raw, delta);
 	gpsphc_ptp_user_adjusted_locked(gdev);
 	spin_unlock_irqrestore(&gdev->phc_lock, flags);
+}
+
+static int gpsphc_ptp_settime64(struct ptp_clock_info *info,
+				const struct timespec64 *ts)
+{
+	gpsphc_ptp_step(to_gpsphc_dev_ptp(info), ts, 0);
 	return 0;
 }
 
 static int gpsphc_ptp_adjtime(struct ptp_clock_info *info, s64 delta)
 {
-	struct gpsphc_dev *gdev = to_gpsphc_dev_ptp(info);
-	unsigned long flags;
-
-	spin_lock_irqsave(&gdev->phc_lock, flags);
-	gpsphc_phc_step_locked(gdev, ktime_get_raw_ns(), delta);
-	gpsphc_ptp_user_adjusted_locked(gdev);
-	spin_unlock_irqrestore(&gdev->phc_lock, flags);
+	gpsphc_ptp_step(to_gpsphc_dev_ptp(info), NULL, delta);
 	return 0;
 }
 
