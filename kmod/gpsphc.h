@@ -164,6 +164,19 @@ struct gpsphc_label {
 };
 
 /**
+ * struct gpsphc_label_report - how far the kernel is with a disagreement
+ * @off_s:	the label's second less the count's; 0 when it agreed
+ * @confirmed:	labels of consecutive inputs in a row proposing @off_s,
+ *		this one the last; at @confirm_n the count moved
+ * @confirm_n:	the labels in a row a change of the count needs
+ */
+struct gpsphc_label_report {
+	s64 off_s;
+	u32 confirmed;
+	u32 confirm_n;
+};
+
+/**
  * enum gpsphc_label_verdict - what the clock made of a label
  * @GPSPHC_LABEL_TAKEN: it set the clock or agreed with the count
  * @GPSPHC_LABEL_LOUD: taken, and listeners must hear of it (label-ntf): it
@@ -376,7 +389,6 @@ struct gpsphc_dev *gpsphc_dev_lookup(struct tty_struct *tty);
 struct gpsphc_dev *gpsphc_dev_find_id(u32 id);
 struct gpsphc_dev *gpsphc_dev_find_tty(const char *tty_name);
 struct gpsphc_dev *gpsphc_dev_next(unsigned long *id);
-void gpsphc_dev_kill(struct gpsphc_dev *gdev);
 
 /* sysfs.c */
 extern const struct attribute_group *gpsphc_dev_groups[];
@@ -416,7 +428,8 @@ void gpsphc_servo_glue_tick(struct gpsphc_dev *gdev);
 void gpsphc_servo_glue_reset_locked(struct gpsphc_dev *gdev);
 enum gpsphc_label_verdict
 gpsphc_servo_glue_label(struct gpsphc_dev *gdev,
-			const struct gpsphc_label *label);
+			const struct gpsphc_label *label,
+			struct gpsphc_label_report *report);
 void gpsphc_servo_glue_status(struct gpsphc_dev *gdev,
 			      struct gpsphc_servo_status *st);
 void gpsphc_servo_glue_apply(struct gpsphc_dev *gdev,
@@ -451,6 +464,5 @@ void gpsphc_events_stop(struct gpsphc_dev *gdev);
 /* netlink.c */
 int gpsphc_netlink_register(void);
 void gpsphc_netlink_unregister(void);
-int gpsphc_fill_dev(struct sk_buff *skb, struct gpsphc_dev *gdev);
 
 #endif /* _GPSPHC_H */

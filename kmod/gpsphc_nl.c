@@ -21,13 +21,15 @@ static const struct netlink_range_validation gpsphc_a_dev_rx_latency_ns_range = 
 };
 
 /* Common nested types */
-const struct nla_policy gpsphc_time_nl_policy[GPSPHC_A_TIME_SENTENCE_SEQ + 1] = {
+const struct nla_policy gpsphc_time_nl_policy[GPSPHC_A_TIME_CONFIRMED + 1] = {
 	[GPSPHC_A_TIME_EDGE_SEQ] = { .type = NLA_U32, },
 	[GPSPHC_A_TIME_TAI_SEC] = { .type = NLA_U64, },
 	[GPSPHC_A_TIME_TAI_UTC] = NLA_POLICY_RANGE(NLA_U32, 10, 1000),
 	[GPSPHC_A_TIME_LEAP] = NLA_POLICY_RANGE(NLA_U32, 1, 3),
 	[GPSPHC_A_TIME_LEAP_UTC] = { .type = NLA_U64, },
 	[GPSPHC_A_TIME_SENTENCE_SEQ] = { .type = NLA_U32, },
+	[GPSPHC_A_TIME_OFF_S] = { .type = NLA_S64, },
+	[GPSPHC_A_TIME_CONFIRMED] = { .type = NLA_U32, },
 };
 
 /* GPSPHC_CMD_DEV_GET - do */

@@ -12,7 +12,7 @@
 #include <uapi/linux/gpsphc.h>
 
 /* Common nested types */
-extern const struct nla_policy gpsphc_time_nl_policy[GPSPHC_A_TIME_SENTENCE_SEQ + 1];
+extern const struct nla_policy gpsphc_time_nl_policy[GPSPHC_A_TIME_CONFIRMED + 1];
 
 extern const struct nla_policy gpsphc_dev_get_nl_policy[GPSPHC_A_DEV_TTY + 1];
 

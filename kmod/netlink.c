@@ -106,14 +106,14 @@ static int gpsphc_put_servo(struct sk_buff *skb, struct gpsphc_dev *gdev)
 	return 0;
 }
 
-/**
+/*
  * gpsphc_fill_dev() - describe a device in a netlink message
  * @skb: the message, its genetlink header already in place
  * @gdev: the device
  *
  * Return: 0, or -EMSGSIZE when @skb is full.
  */
-int gpsphc_fill_dev(struct sk_buff *skb, struct gpsphc_dev *gdev)
+static int gpsphc_fill_dev(struct sk_buff *skb, struct gpsphc_dev *gdev)
 {
 	if (nla_put_u32(skb, GPSPHC_A_DEV_ID, gdev->id) ||
 	    nla_put_string(skb, GPSPHC_A_DEV_TTY, gdev->tty_name) ||
@@ -394,7 +394,8 @@ static int gpsphc_nl_parse_label(struct nlattr *nest, struct nlattr **tb,
 }
 
 static void gpsphc_notify_label(struct gpsphc_dev *gdev,
-				const struct gpsphc_label *label);
+				const struct gpsphc_label *label,
+				const struct gpsphc_label_report *report);
 
 /* A label's verdict as time-set's answer: 0, or an errno and why. */
 static int gpsphc_nl_label_answer(enum gpsphc_label_verdict verdict,
@@ -444,6 +445,7 @@ int gpsphc_nl_time_set_doit(struct sk_buff *skb, struct genl_info *info)
 	struct gpsphc_dev *gdev = gpsphc_nl_dev(info);
 	struct nlattr *tb[ARRAY_SIZE(gpsphc_time_nl_policy)];
 	struct nlattr *time = info->attrs[GPSPHC_A_DEV_TIME];
+	struct gpsphc_label_report report;
 	struct gpsphc_label label;
 	int ret;
 
@@ -455,10 +457,10 @@ int gpsphc_nl_time_set_doit(struct sk_buff *skb, struct genl_info *info)
 	ret = gpsphc_nl_parse_label(time, tb, &label, info->extack);
 	if (ret)
 		return ret;
-	verdict = gpsphc_servo_glue_label(gdev, &label);
+	verdict = gpsphc_servo_glue_label(gdev, &label, &report);
 	/* Loud: a label that disagreed, and the one that moved the count. */
 	if (verdict == GPSPHC_LABEL_LOUD)
-		gpsphc_notify_label(gdev, &label);
+		gpsphc_notify_label(gdev, &label, &report);
 	return gpsphc_nl_label_answer(verdict, &label, info->extack);
 }
 
@@ -633,19 +635,22 @@ static void gpsphc_notify_state(struct gpsphc_dev *gdev)
  * gpsphc_notify_label() - multicast a label that disagreed with the count
  * @gdev: the device
  * @label: the label: the input it named and the TAI second it gave
+ * @report: how far the kernel is in confirming the disagreement
  *
  * Context: process.
  */
 static void gpsphc_notify_label(struct gpsphc_dev *gdev,
-				const struct gpsphc_label *label)
+				const struct gpsphc_label *label,
+				const struct gpsphc_label_report *report)
 {
 	struct nlattr *nest;
 	struct sk_buff *msg;
 	void *hdr;
 
 	msg = gpsphc_ntf_new(gdev, GPSPHC_CMD_LABEL_NTF,
-			     nla_total_size(0) + nla_total_size(sizeof(u32)) +
-			     nla_total_size_64bit(sizeof(u64)) +
+			     nla_total_size(0) +
+			     3 * nla_total_size(sizeof(u32)) +
+			     2 * nla_total_size_64bit(sizeof(u64)) +
 			     gpsphc_servo_size(), &hdr);
 	if (!msg)
 		return;
@@ -654,12 +659,17 @@ static void gpsphc_notify_label(struct gpsphc_dev *gdev,
 	    nla_put_u32(msg, label->sentence ? GPSPHC_A_TIME_SENTENCE_SEQ :
 			GPSPHC_A_TIME_EDGE_SEQ, label->seq) ||
 	    nla_put_u64_64bit(msg, GPSPHC_A_TIME_TAI_SEC, label->tai_sec,
-			      GPSPHC_A_TIME_PAD)) {
+			      GPSPHC_A_TIME_PAD) ||
+	    (report->off_s &&
+	     (nla_put_s64(msg, GPSPHC_A_TIME_OFF_S, report->off_s,
+			  GPSPHC_A_TIME_PAD) ||
+	      nla_put_u32(msg, GPSPHC_A_TIME_CONFIRMED, report->confirmed)))) {
 		gpsphc_ntf_too_small(msg);
 		return;
 	}
 	nla_nest_end(msg, nest);
-	if (gpsphc_put_servo(msg, gdev)) {
+	if (nla_put_u32(msg, GPSPHC_A_DEV_CONFIRM_N, report->confirm_n) ||
+	    gpsphc_put_servo(msg, gdev)) {
 		gpsphc_ntf_too_small(msg);
 		return;
 	}

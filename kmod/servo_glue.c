@@ -266,6 +266,7 @@ gpsphc_glue_refused(struct gpsphc_dev *gdev, const struct gpsphc_label *label,
  * @gdev: the device
  * @label: the label: an on-time edge or a sentence, its TAI second, TAI -
  *	UTC and the leap second announced
+ * @report: filled in for a label taken: how far a disagreement is confirmed
  *
  * Context: process (netlink).
  * Return: the verdict: taken (loud when it disagreed with the count or
@@ -273,7 +274,8 @@ gpsphc_glue_refused(struct gpsphc_dev *gdev, const struct gpsphc_label *label,
  */
 enum gpsphc_label_verdict
 gpsphc_servo_glue_label(struct gpsphc_dev *gdev,
-			const struct gpsphc_label *label)
+			const struct gpsphc_label *label,
+			struct gpsphc_label_report *report)
 {
 	enum gpsphc_label_verdict verdict;
 	struct gpsphc_servo_out out;
@@ -293,14 +295,20 @@ gpsphc_servo_glue_label(struct gpsphc_dev *gdev,
 				 GPSPHC_SERVO_INPUT_PPS, label->seq,
 				 label->tai_sec, now,
 				 gpsphc_phc_tai_locked(gdev, now), &out);
+	*report = (struct gpsphc_label_report){
+		.confirm_n = gdev->servo.cfg.confirm_n,
+	};
 	switch (ret) {
 	case GPSPHC_SERVO_LABEL_SET:
 		gpsphc_glue_apply_locked(gdev, now, &out);
 		gpsphc_glue_take_utc_locked(gdev, label);
 		verdict = GPSPHC_LABEL_TAKEN;
 		break;
-	case GPSPHC_SERVO_LABEL_AGREE:
 	case GPSPHC_SERVO_LABEL_APPLIED:
+		report->off_s = div_s64(out.step_ns, NSEC_PER_SEC);
+		report->confirmed = report->confirm_n;
+		fallthrough;
+	case GPSPHC_SERVO_LABEL_AGREE:
 		gpsphc_glue_apply_locked(gdev, now, &out);
 		verdict = ret == GPSPHC_SERVO_LABEL_APPLIED ?
 			  GPSPHC_LABEL_LOUD : GPSPHC_LABEL_TAKEN;
@@ -310,6 +318,8 @@ gpsphc_servo_glue_label(struct gpsphc_dev *gdev,
 			verdict = GPSPHC_LABEL_LOUD;
 		break;
 	case GPSPHC_SERVO_LABEL_DISAGREE:
+		report->off_s = gdev->servo.pending_d;
+		report->confirmed = gdev->servo.pending.n;
 		gpsphc_glue_apply_locked(gdev, now, &out);
 		verdict = GPSPHC_LABEL_LOUD;
 		break;

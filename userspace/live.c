@@ -805,6 +805,41 @@ static void live_servo_changed(struct live *l, uint32_t state)
 	live_notify_status(l, "");
 }
 
+/*
+ * The kernel took a label that disagreed with its count (anyone's: this
+ * gpsphcd's, held by its guard or not, or another writer's). The kernel
+ * alone confirms a change of the count; this says what it decided.
+ */
+static void live_label_ntf(struct live *l, struct nlattr **dev)
+{
+	struct nlattr *tb[GPSPHC_A_TIME_MAX + 1], *seq;
+	uint32_t confirmed, confirm_n;
+	bool coarse;
+	int64_t off;
+
+	if (!dev[GPSPHC_A_DEV_TIME] || !dev[GPSPHC_A_DEV_CONFIRM_N] ||
+	    nla_parse_nested(tb, GPSPHC_A_TIME_MAX, dev[GPSPHC_A_DEV_TIME], NULL) ||
+	    !tb[GPSPHC_A_TIME_OFF_S] || !tb[GPSPHC_A_TIME_CONFIRMED] ||
+	    !tb[GPSPHC_A_TIME_TAI_SEC])
+		return;		/* a change of TAI - UTC: the labels say it */
+	coarse = !tb[GPSPHC_A_TIME_EDGE_SEQ];
+	seq = coarse ? tb[GPSPHC_A_TIME_SENTENCE_SEQ] : tb[GPSPHC_A_TIME_EDGE_SEQ];
+	if (!seq)
+		return;
+	off = (int64_t)nla_get_u64(tb[GPSPHC_A_TIME_OFF_S]);
+	confirmed = nla_get_u32(tb[GPSPHC_A_TIME_CONFIRMED]);
+	confirm_n = nla_get_u32(dev[GPSPHC_A_DEV_CONFIRM_N]);
+	if (confirmed < confirm_n)
+		log_msg(LOG_WARNING, "%s: the kernel holds the label of %s %" PRIu32 " (TAI %" PRIu64 "), %+" PRId64 " s from its count: %" PRIu32 " of the %" PRIu32 " labels in a row that move the clock",
+			l->tty_name, coarse ? "sentence" : "edge",
+			nla_get_u32(seq), nla_get_u64(tb[GPSPHC_A_TIME_TAI_SEC]),
+			off, confirmed, confirm_n);
+	else
+		log_msg(LOG_WARNING, "%s: the kernel moved its count by %+" PRId64 " s at %s %" PRIu32 " after %" PRIu32 " labels in a row: the clock stepped",
+			l->tty_name, off, coarse ? "sentence" : "edge",
+			nla_get_u32(seq), confirmed);
+}
+
 static int live_event_cb(struct nl_msg *msg, void *arg)
 {
 	struct genlmsghdr *gh = nlmsg_data(nlmsg_hdr(msg));
@@ -820,6 +855,8 @@ static int live_event_cb(struct nl_msg *msg, void *arg)
 		live_sentence(l, tb[GPSPHC_A_DEV_SENTENCE]);
 	else if (gh->cmd == GPSPHC_CMD_STATE_NTF)
 		live_servo_changed(l, live_servo_state(tb[GPSPHC_A_DEV_SERVO]));
+	else if (gh->cmd == GPSPHC_CMD_LABEL_NTF)
+		live_label_ntf(l, tb);
 	fflush(stdout);
 	if (l->o->record)
 		fflush(l->o->record);

@@ -26,7 +26,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-tap_plan 27
+tap_plan 28
 pulses_on
 gpsphcd --baud 9600 --print-labels --state "$work/state" --record "$work/capture" "$tty" \
 	>"$work/labels" 2>"$work/err" &
@@ -218,7 +218,7 @@ daemon=
 # gets all three, the labels of three distinct consecutive edges that
 # confirm_n needs, and moves the clock once, at the third: one
 # confirmation, not the guard's and then the kernel's. The held labels
-# are not printed.
+# are not printed. gpsphcd reports the kernel's confirmation as it goes.
 fails_before=$fails
 gpsphcd --baud 9600 --print-labels --state "$work/jump.state" "$tty" \
 	>"$work/jump.labels" 2>"$work/jump.err" &
@@ -245,6 +245,13 @@ check "jump_accepted_by_the_guard_at_the_third_edge" \
 check "jump_held_labels_sent_to_the_kernel_not_printed" \
 	test "$printed" -ge 5 -a "$klabels" -eq $((printed + 2)) -a "$dis" -eq 3
 check "jump_moved_the_clock_once" test "$steps" -eq 1
+# What the kernel decided, in gpsphcd's log (from label-ntf).
+kernel_said_jump() {
+	grep -q 'the kernel holds the label of edge [0-9]* (TAI [0-9]*), +10 s from its count: 1 of the 3 labels in a row that move the clock' "$work/jump.err" &&
+		grep -q 'the kernel holds the label of edge [0-9]* (TAI [0-9]*), +10 s from its count: 2 of the 3 labels' "$work/jump.err" &&
+		[ "$(grep -c 'the kernel moved its count by +10 s at edge [0-9]* after 3 labels in a row: the clock stepped' "$work/jump.err")" -eq 1 ]
+}
+check "jump_kernel_confirmation_reported" kernel_said_jump
 check "jump_servo_still_locking_or_locked" grep -qx 'locking\|locked' "$dev/servo_state"
 kill "$daemon"
 wait "$daemon"

@@ -472,6 +472,10 @@ struct nlt_time {
 	uint32_t tai_utc;
 	uint32_t leap;
 	uint64_t leap_utc;
+	/* LABEL_NTF of a disagreement: by how much, confirmed how far */
+	bool has_off;
+	int64_t off_s;
+	uint32_t confirmed;
 };
 
 static inline void nlt_parse_time(const struct nlattr *nest, struct nlt_time *t)
@@ -508,6 +512,12 @@ static inline void nlt_parse_time(const struct nlattr *nest, struct nlt_time *t)
 	if (tb[GPSPHC_A_TIME_LEAP_UTC] && nlt_len(tb[GPSPHC_A_TIME_LEAP_UTC]) == 8) {
 		t->leap_utc = nlt_u64(tb[GPSPHC_A_TIME_LEAP_UTC]);
 		t->has_leap_utc = true;
+	}
+	if (tb[GPSPHC_A_TIME_OFF_S] && nlt_len(tb[GPSPHC_A_TIME_OFF_S]) == 8 &&
+	    tb[GPSPHC_A_TIME_CONFIRMED] && nlt_len(tb[GPSPHC_A_TIME_CONFIRMED]) == 4) {
+		t->off_s = (int64_t)nlt_u64(tb[GPSPHC_A_TIME_OFF_S]);
+		t->confirmed = nlt_u32(tb[GPSPHC_A_TIME_CONFIRMED]);
+		t->has_off = true;
 	}
 }
 
@@ -662,6 +672,7 @@ struct nlt_event {
 	/* STATE_NTF and LABEL_NTF */
 	struct nlt_servo servo;
 	struct nlt_time time;	/* LABEL_NTF: the label */
+	uint32_t confirm_n;	/* LABEL_NTF */
 	/* every attribute the message must have was there with its size */
 	bool complete;
 };
@@ -720,7 +731,11 @@ static inline void nlt_parse_event(const struct nlmsghdr *nlh, struct nlt_event 
 		e->complete = e->servo.present && e->servo.has_state && !e->servo.bad_len;
 		if (e->cmd == GPSPHC_CMD_LABEL_NTF) {
 			nlt_parse_time(tb[GPSPHC_A_DEV_TIME], &e->time);
-			e->complete = e->complete && e->time.has_seq && e->time.has_tai;
+			e->complete = e->complete && e->time.has_seq && e->time.has_tai &&
+				      tb[GPSPHC_A_DEV_CONFIRM_N] &&
+				      nlt_len(tb[GPSPHC_A_DEV_CONFIRM_N]) == 4;
+			if (e->complete)
+				e->confirm_n = nlt_u32(tb[GPSPHC_A_DEV_CONFIRM_N]);
 		}
 	}
 }

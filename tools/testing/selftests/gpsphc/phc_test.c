@@ -96,6 +96,7 @@ struct ntf {
 	uint8_t cmd;
 	struct nlt_servo servo;
 	struct nlt_time time;
+	uint32_t confirm_n;	/* LABEL_NTF */
 	int after_edge;		/* rx->n when it came */
 };
 
@@ -277,6 +278,7 @@ static void process_events(struct ctx *c)
 			f->cmd = ev->cmd;
 			f->servo = ev->servo;
 			f->time = ev->time;
+			f->confirm_n = ev->confirm_n;
 			f->after_edge = rx->n;
 			if (ev->cmd == GPSPHC_CMD_STATE_NTF)
 				rx->state = ev->servo.state;
@@ -1216,7 +1218,7 @@ TEST_F_TIMEOUT(phc, disagreeing_labels, 60)
 	struct rx *rx = &c->rx[0];
 	struct nlt_result res;
 	long long dis0, steps0, labels0;
-	int i, idx, ntf, confirm = 3;
+	int i, j, idx, ntf, confirm = 3;
 	const struct ntf *f;
 
 	rx_attach(_metadata, c, 0, 0);
@@ -1255,6 +1257,11 @@ TEST_F_TIMEOUT(phc, disagreeing_labels, 60)
 		EXPECT_EQ(rx->tai0 + rx->e[idx].k + 5, f->time.tai_sec);
 		EXPECT_TRUE(f->servo.present);
 		EXPECT_EQ(dis0 + 1, f->servo.disagreements);
+		/* The kernel says how far it is: 1 of confirm_n, +5 s. */
+		EXPECT_TRUE(f->time.has_off);
+		EXPECT_EQ(5, f->time.off_s);
+		EXPECT_EQ(1U, f->time.confirmed);
+		EXPECT_EQ((uint32_t)confirm, f->confirm_n);
 	}
 	for (i = 0; i < 2; i++) {
 		idx = wait_edge(c, rx, 3000);
@@ -1268,6 +1275,7 @@ TEST_F_TIMEOUT(phc, disagreeing_labels, 60)
 	EXPECT_EQ(steps0, gpsphc_ll(rx->id, "statistics/steps"));
 
 	/* A real jump: confirm_n labels of +5 s in a row. */
+	ntf = rx->n_ntf;
 	for (i = 0; i < confirm; i++) {
 		idx = wait_edge(c, rx, 3000);
 		ASSERT_LE(0, idx);
@@ -1296,6 +1304,19 @@ TEST_F_TIMEOUT(phc, disagreeing_labels, 60)
 	/* Each label that disagreed when it came: the stray one and the jump's. */
 	EXPECT_EQ(dis0 + 1 + confirm, gpsphc_ll(rx->id, "statistics/disagreements"));
 	EXPECT_EQ(1 + confirm, count_ntf(rx, GPSPHC_CMD_LABEL_NTF));
+	/* Each says how far the confirmation is; the last moved the count. */
+	for (i = ntf, j = 0; i < rx->n_ntf; i++) {
+		f = &rx->ntf[i];
+		if (f->cmd != GPSPHC_CMD_LABEL_NTF)
+			continue;
+		j++;
+		EXPECT_TRUE(f->time.has_off);
+		EXPECT_EQ(5, f->time.off_s);
+		EXPECT_EQ((uint32_t)j, f->time.confirmed) TH_LOG("label-ntf %d of the jump", j);
+		EXPECT_EQ((uint32_t)confirm, f->confirm_n);
+		EXPECT_EQ(j == confirm ? steps0 + 1 : steps0, (long long)f->servo.steps);
+	}
+	EXPECT_EQ(confirm, j);
 	EXPECT_EQ(steps0 + 1, gpsphc_ll(rx->id, "statistics/steps"));
 	EXPECT_EQ(labels0 + 3 + confirm + 3, gpsphc_ll(rx->id, "statistics/labels"));
 	EXPECT_EQ(0, gpsphc_ll(rx->id, "statistics/labels_refused"));
