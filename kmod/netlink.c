@@ -420,7 +420,7 @@ static int gpsphc_nl_label_answer(enum gpsphc_label_verdict verdict,
 	case GPSPHC_LABEL_TOO_OLD:
 		NL_SET_ERR_MSG(extack,
 			       "too old: only the last " __stringify(GPSPHC_LABEL_HISTORY)
-			       " inputs counted as seconds (on-time edges, coarse mode's sentences) can be labelled");
+			       " inputs counted as seconds (on-time edges, coarse mode's sentences), of the last 18 minutes, can be labelled");
 		return -ENOENT;
 	case GPSPHC_LABEL_OUT_OF_RANGE:
 		NL_SET_ERR_MSG(extack,

@@ -252,7 +252,7 @@ struct gpsphc_servo_out {
  *	a row: the count moved and the clock stepped by whole seconds.
  *	Notify.
  * @GPSPHC_SERVO_LABEL_UNKNOWN: refused: the input is older than the last
- *	%GPSPHC_SERVO_HISTORY counted ones.
+ *	%GPSPHC_SERVO_HISTORY counted ones, or than 2^40 ns (18.3 min).
  * @GPSPHC_SERVO_LABEL_FUTURE: refused: the input is later than every input
  *	of its kind the servo has been fed.
  * @GPSPHC_SERVO_LABEL_RANGE: refused: the second is before the input's

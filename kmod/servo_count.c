@@ -132,7 +132,7 @@ static bool sv_count_pps(struct gpsphc_servo *s,
 		    SV_NSEC);
 	/* The rate may be off by max_ppb since the last counted edge. */
 	window = SV_PHASE_WINDOW_NS +
-		 div_u64(min_t(u64, dtrue, SV_OFF_LIMIT) / 1000 *
+		 div_u64(div_u64(min_t(u64, dtrue, SV_OFF_LIMIT), 1000) *
 			 s->cfg.max_ppb, 1000000);
 	/* A loop at its rate limit is behind by its offset, knowingly. */
 	if (sv_mag(s->freq) >= (u64)sv_max_adj(s))

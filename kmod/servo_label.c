@@ -94,6 +94,14 @@ int gpsphc_servo_label(struct gpsphc_servo *s, enum gpsphc_servo_input kind,
 		ret = sv_label_missing(s, kind, seq, oldest);
 		goto refuse;
 	}
+	/*
+	 * A first label's step is carried from the input to now, within the
+	 * servo's ns limit: an input from before a long gap is too old.
+	 */
+	if (now_raw_ns - rec->raw > SV_OFF_LIMIT) {
+		ret = GPSPHC_SERVO_LABEL_UNKNOWN;
+		goto refuse;
+	}
 	if (tai_sec < rec->num || tai_sec > SV_TAI_SEC_MAX ||
 	    tai_sec - rec->num > SV_TAI_SEC_MAX - s->last_num) {
 		ret = GPSPHC_SERVO_LABEL_RANGE;

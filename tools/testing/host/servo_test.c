@@ -632,32 +632,75 @@ TEST(label_refusals)
 }
 
 /*
+ * A first label for edge @seq, TAI @tai, given LABEL_DELAY after the last
+ * edge, sets the clock: its next @n seconds read their TAI second within
+ * @max_err ns.
+ */
+static void first_label_sets(struct __test_metadata *_metadata, struct rig *r,
+			     u32 seq, u64 tai, int n, double max_err)
+{
+	u64 now = r->e.raw + LABEL_DELAY;
+	struct gpsphc_servo_out o;
+	int i;
+
+	EXPECT_EQ(gpsphc_servo_label(&r->s, GPSPHC_SERVO_INPUT_PPS, seq, tai,
+				     now, phc_read(&r->phc, now), &o),
+		  GPSPHC_SERVO_LABEL_SET);
+	rig_apply(r, now, &o);
+	for (i = 0; i < n; i++) {
+		rig_second(r);
+		EXPECT_EQ(r->out.tai_sec, r->e.tai_sec);
+		EXPECT_LT(fabs(r->err), max_err);
+	}
+}
+
+/*
+ * After a gap of 2000 s the history still holds edges from before it. A
+ * label for one of them would carry the step over more than 2^40 ns, the
+ * servo's limit: it is refused as too old, and a label for an edge since
+ * the gap sets the clock right. (It was taken, and the clock was set
+ * about 900 s wrong for good.)
+ */
+TEST(label_older_than_the_limit)
+{
+	const enum gpsphc_servo_input pps = GPSPHC_SERVO_INPUT_PPS;
+	struct gpsphc_servo_out o;
+	struct rig r;
+	u64 tai, now;
+	u32 old;
+
+	rig_init(&r, 50000, 1000);
+	rig_run(&r, 6);
+	old = r.e_seq;
+	tai = r.e.tai_sec;
+	rig_run(&r, 4);
+	edge_sim_drop(&r.sim, 10, 2010);
+	rig_run(&r, 2003);
+	now = r.e.raw + LABEL_DELAY;
+	EXPECT_EQ(gpsphc_servo_label(&r.s, pps, old, tai, now,
+				     phc_read(&r.phc, now), &o),
+		  GPSPHC_SERVO_LABEL_UNKNOWN);
+	EXPECT_EQ(o.flags & (GPSPHC_SERVO_OUT_STEP | GPSPHC_SERVO_OUT_ADJ), 0);
+	EXPECT_EQ(r.s.counters.labels_refused, 1);
+	first_label_sets(_metadata, &r, r.e_seq, r.e.tai_sec, 10, 1e6);
+}
+
+/*
  * A label for an edge 5 s old (userspace was slow) sets the clock just
  * as well: the step is carried to now at the estimated rate.
  */
 TEST(late_first_label)
 {
-	struct gpsphc_servo_out o;
 	struct rig r;
-	u64 tai, now;
+	u64 tai;
 	u32 seq;
-	int i;
 
 	rig_init(&r, 50000, 1000);
 	rig_run(&r, 20);
 	seq = r.e_seq;
 	tai = r.e.tai_sec;
 	rig_run(&r, 5);
-	now = r.e.raw + LABEL_DELAY;
-	EXPECT_EQ(gpsphc_servo_label(&r.s, GPSPHC_SERVO_INPUT_PPS, seq, tai, now,
-				     phc_read(&r.phc, now), &o),
-		  GPSPHC_SERVO_LABEL_SET);
-	rig_apply(&r, now, &o);
-	for (i = 0; i < 20; i++) {
-		rig_second(&r);
-		EXPECT_EQ(r.out.tai_sec, r.e.tai_sec);
-		EXPECT_LT(fabs(r.err), 3000.0);
-	}
+	first_label_sets(_metadata, &r, seq, tai, 20, 3000.0);
 }
 
 /* Someone else moved the clock: reset, and the next label steps at once */
