@@ -266,7 +266,8 @@ gpsphc_glue_refused(struct gpsphc_dev *gdev, const struct gpsphc_label *label,
  * @gdev: the device
  * @label: the label: an on-time edge or a sentence, its TAI second, TAI -
  *	UTC and the leap second announced
- * @report: filled in for a label taken: how far a disagreement is confirmed
+ * @report: filled in: how far a disagreement is confirmed (nothing
+ *	disagrees in a label refused)
  *
  * Context: process (netlink).
  * Return: the verdict: taken (loud when it disagreed with the count or
@@ -284,6 +285,9 @@ gpsphc_servo_glue_label(struct gpsphc_dev *gdev,
 	u64 now;
 
 	spin_lock_irqsave(&gdev->phc_lock, flags);
+	*report = (struct gpsphc_label_report){
+		.confirm_n = gdev->servo.cfg.confirm_n,
+	};
 	if (gdev->servo_off) {
 		gdev->labels_while_off++;
 		verdict = GPSPHC_LABEL_SERVO_OFF;
@@ -295,9 +299,6 @@ gpsphc_servo_glue_label(struct gpsphc_dev *gdev,
 				 GPSPHC_SERVO_INPUT_PPS, label->seq,
 				 label->tai_sec, now,
 				 gpsphc_phc_tai_locked(gdev, now), &out);
-	*report = (struct gpsphc_label_report){
-		.confirm_n = gdev->servo.cfg.confirm_n,
-	};
 	switch (ret) {
 	case GPSPHC_SERVO_LABEL_SET:
 		gpsphc_glue_apply_locked(gdev, now, &out);
