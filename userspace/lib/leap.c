@@ -4,8 +4,9 @@
  */
 #include <string.h>
 
+#include <nettle/sha1.h>
+
 #include "leap.h"
-#include "sha1.h"
 #include "timeconv.h"
 
 /*
@@ -78,7 +79,7 @@ static bool number(struct lparse *lp, const char **pp, int64_t *v)
 		*v = *v * 10 + (*p++ - '0');
 	if (p == s || (p < lp->end && *p >= '0' && *p <= '9'))
 		return false;
-	sha1_update(&lp->sha, s, (size_t)(p - s));
+	sha1_update(&lp->sha, (size_t)(p - s), (const uint8_t *)s);
 	*pp = p;
 	return true;
 }
@@ -142,7 +143,7 @@ int leap_parse_list(const char *text, size_t len, struct leap_table *t,
 	struct lparse lp = { .e = e, .lineno = 1 };
 	const char *end = text + len;
 	uint32_t want[5];
-	uint8_t dig[20];
+	uint8_t dig[SHA1_DIGEST_SIZE];
 	bool have_hash = false, have_exp = false;
 	int r;
 
@@ -188,7 +189,7 @@ int leap_parse_list(const char *text, size_t len, struct leap_table *t,
 	if (!have_hash)
 		return gp_err_set(e, LEAP_E_NO_HASH,
 				  "leap-seconds.list has no \"#h\" hash line: cannot verify it; install a current tzdata");
-	sha1_final(&lp.sha, dig);
+	sha1_digest(&lp.sha, sizeof(dig), dig);
 	for (int i = 0; i < 5; i++) {
 		uint32_t got = (uint32_t)dig[4 * i] << 24 |
 			       (uint32_t)dig[4 * i + 1] << 16 |
