@@ -16,8 +16,8 @@
  * ptp4l steers the clock, false when the module does not report it); the
  * servo's "state" is then "off".
  *
- * Keys are only ever added. Strings are escaped (lib/json.h), and the
- * document is written whole or not at all: a dump that fails halfway
+ * Keys are only ever added. The document is json-c's (strings escaped as
+ * RFC 8259 asks), written whole or not at all: a dump that fails halfway
  * prints nothing on stdout, the reason on stderr, and exits 1.
  */
 #define _GNU_SOURCE
@@ -26,11 +26,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
 #include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
 #include <netlink/msg.h>
 
-#include "json.h"
 #include "log.h"
 #include "linux/gpsphc.h"
 #include "names.h"
@@ -41,8 +41,10 @@
 
 struct status_ctx {
 	bool json;
-	struct json j;		/* --json: the document */
-	FILE *out;		/* text: the text, in memory */
+	bool failed;			/* --json: out of memory */
+	struct json_object *root;	/* --json: the document */
+	struct json_object *devices;	/* its "devices" array */
+	FILE *out;			/* the text, in memory */
 	char *text;
 	size_t text_len;
 	unsigned int n;
@@ -66,29 +68,52 @@ static bool servo_off(struct nlattr *a)
 
 #define NAME(e, a)	gp_enum_name(GP_ENUM_##e, u32_or0(a))
 
-static void status_servo(struct status_ctx *c, struct nlattr *nest)
+/*
+ * @v as @key of the object @obj (@key NULL: appended to the array @obj).
+ * A value that could not be made or added is a failed document.
+ */
+static void put(struct status_ctx *c, struct json_object *obj,
+		const char *key, struct json_object *v)
+{
+	if (!obj || !v || (key ? json_object_object_add(obj, key, v) :
+			   json_object_array_add(obj, v))) {
+		json_object_put(v);
+		c->failed = true;
+	}
+}
+
+#define PUT_STR(o, k, v)	put(c, o, k, json_object_new_string(v))
+#define PUT_U64(o, k, v)	put(c, o, k, json_object_new_uint64(v))
+#define PUT_I64(o, k, v)	put(c, o, k, json_object_new_int64(v))
+#define PUT_BOOL(o, k, v)	put(c, o, k, json_object_new_boolean(v))
+
+/* The servo nest, into @dev (--json) or as text. */
+static void status_servo(struct status_ctx *c, struct json_object *dev,
+			 struct nlattr *nest)
 {
 	struct nlattr *tb[GPSPHC_A_SERVO_MAX + 1] = { 0 };
-	struct json *j = &c->j;
+	struct json_object *j;
 	int i;
 
 	if (nest)
 		nla_parse_nested(tb, GPSPHC_A_SERVO_MAX, nest, NULL);
 	if (c->json) {
-		json_begin_obj(j, "servo");
-		json_str(j, "state", NAME(SERVO_STATE, tb[GPSPHC_A_SERVO_STATE]));
-		json_i64(j, "offset_ns", (int64_t)u64_or0(tb[GPSPHC_A_SERVO_OFFSET_NS]));
-		json_u64(j, "rms_ns", u64_or0(tb[GPSPHC_A_SERVO_RMS_NS]));
-		json_i64(j, "freq_ppb", (int64_t)u64_or0(tb[GPSPHC_A_SERVO_FREQ_PPB]));
-		json_u64(j, "tai_utc", u32_or0(tb[GPSPHC_A_SERVO_TAI_UTC]));
-		json_str(j, "leap", NAME(LEAP, tb[GPSPHC_A_SERVO_LEAP]));
-		json_u64(j, "leap_utc", u64_or0(tb[GPSPHC_A_SERVO_LEAP_UTC]));
-		json_u64(j, "holdover_s", u64_or0(tb[GPSPHC_A_SERVO_HOLDOVER_S]));
-		json_bool(j, "coarse", tb[GPSPHC_A_SERVO_COARSE] != NULL);
+		j = json_object_new_object();
+		put(c, dev, "servo", j);
+		if (c->failed)
+			return;
+		PUT_STR(j, "state", NAME(SERVO_STATE, tb[GPSPHC_A_SERVO_STATE]));
+		PUT_I64(j, "offset_ns", (int64_t)u64_or0(tb[GPSPHC_A_SERVO_OFFSET_NS]));
+		PUT_U64(j, "rms_ns", u64_or0(tb[GPSPHC_A_SERVO_RMS_NS]));
+		PUT_I64(j, "freq_ppb", (int64_t)u64_or0(tb[GPSPHC_A_SERVO_FREQ_PPB]));
+		PUT_U64(j, "tai_utc", u32_or0(tb[GPSPHC_A_SERVO_TAI_UTC]));
+		PUT_STR(j, "leap", NAME(LEAP, tb[GPSPHC_A_SERVO_LEAP]));
+		PUT_U64(j, "leap_utc", u64_or0(tb[GPSPHC_A_SERVO_LEAP_UTC]));
+		PUT_U64(j, "holdover_s", u64_or0(tb[GPSPHC_A_SERVO_HOLDOVER_S]));
+		PUT_BOOL(j, "coarse", tb[GPSPHC_A_SERVO_COARSE] != NULL);
 		for (i = 0; i <= GPSPHC_A_SERVO_MAX; i++)
 			if (gp_servo_counter_key(i))
-				json_u64(j, gp_servo_counter_key(i), u64_or0(tb[i]));
-		json_end_obj(j);
+				PUT_U64(j, gp_servo_counter_key(i), u64_or0(tb[i]));
 		return;
 	}
 	fprintf(c->out, "  servo %s%s, offset %" PRId64 " ns, rms %" PRIu64
@@ -113,30 +138,35 @@ static void status_servo(struct status_ctx *c, struct nlattr *nest)
 	fputc('\n', c->out);
 }
 
-static void status_stats_print(struct status_ctx *c, struct nlattr *nest)
+/* The statistics nest, into @dev (--json) or as text. */
+static void status_stats_print(struct status_ctx *c, struct json_object *dev,
+			       struct nlattr *nest)
 {
 	struct nlattr *tb[GPSPHC_A_STATS_MAX + 1] = { 0 };
+	struct json_object *j = NULL;
 	const char *key;
 	int i;
 
 	if (nest)
 		nla_parse_nested(tb, GPSPHC_A_STATS_MAX, nest, NULL);
-	if (c->json)
-		json_begin_obj(&c->j, "stats");
-	else
+	if (c->json) {
+		j = json_object_new_object();
+		put(c, dev, "stats", j);
+		if (c->failed)
+			return;
+	} else {
 		fputs("  counters:", c->out);
+	}
 	for (i = 0; i <= GPSPHC_A_STATS_MAX; i++) {
 		key = gp_stats_key(i);
 		if (!key)
 			continue;
 		if (c->json)
-			json_u64(&c->j, key, u64_or0(tb[i]));
+			PUT_U64(j, key, u64_or0(tb[i]));
 		else
 			fprintf(c->out, " %s %" PRIu64, key, u64_or0(tb[i]));
 	}
-	if (c->json)
-		json_end_obj(&c->j);
-	else
+	if (!c->json)
 		fputc('\n', c->out);
 }
 
@@ -144,7 +174,7 @@ static int status_dev_cb(struct nl_msg *msg, void *arg)
 {
 	struct nlattr *tb[GPSPHC_A_DEV_MAX + 1];
 	struct status_ctx *c = arg;
-	struct json *j = &c->j;
+	struct json_object *j = NULL;
 	const char *tty;
 	char dev[24];
 
@@ -153,19 +183,22 @@ static int status_dev_cb(struct nl_msg *msg, void *arg)
 		return NL_SKIP;
 	tty = nla_get_string(tb[GPSPHC_A_DEV_TTY]);
 	if (c->json) {
-		json_begin_obj(j, NULL);
-		json_u64(j, "id", nla_get_u32(tb[GPSPHC_A_DEV_ID]));
-		json_str(j, "tty", tty);
+		j = json_object_new_object();
+		put(c, c->devices, NULL, j);
+		if (c->failed)
+			return NL_OK;
+		PUT_U64(j, "id", nla_get_u32(tb[GPSPHC_A_DEV_ID]));
+		PUT_STR(j, "tty", tty);
 		snprintf(dev, sizeof(dev), "pps%" PRIu32, u32_or0(tb[GPSPHC_A_DEV_PPS_INDEX]));
-		json_str(j, "pps", dev);
+		PUT_STR(j, "pps", dev);
 		snprintf(dev, sizeof(dev), "ptp%" PRIu32, u32_or0(tb[GPSPHC_A_DEV_PTP_INDEX]));
-		json_str(j, "ptp", dev);
-		json_str(j, "edge", NAME(EDGE, tb[GPSPHC_A_DEV_EDGE]));
-		json_str(j, "scale", NAME(SCALE, tb[GPSPHC_A_DEV_SCALE]));
-		json_u64(j, "step_ns", u64_or0(tb[GPSPHC_A_DEV_STEP_NS]));
-		json_u64(j, "confirm_n", u32_or0(tb[GPSPHC_A_DEV_CONFIRM_N]));
-		json_u64(j, "rx_latency_ns", u64_or0(tb[GPSPHC_A_DEV_RX_LATENCY_NS]));
-		json_bool(j, "servo_off", servo_off(tb[GPSPHC_A_DEV_SERVO_OFF]));
+		PUT_STR(j, "ptp", dev);
+		PUT_STR(j, "edge", NAME(EDGE, tb[GPSPHC_A_DEV_EDGE]));
+		PUT_STR(j, "scale", NAME(SCALE, tb[GPSPHC_A_DEV_SCALE]));
+		PUT_U64(j, "step_ns", u64_or0(tb[GPSPHC_A_DEV_STEP_NS]));
+		PUT_U64(j, "confirm_n", u32_or0(tb[GPSPHC_A_DEV_CONFIRM_N]));
+		PUT_U64(j, "rx_latency_ns", u64_or0(tb[GPSPHC_A_DEV_RX_LATENCY_NS]));
+		PUT_BOOL(j, "servo_off", servo_off(tb[GPSPHC_A_DEV_SERVO_OFF]));
 	} else {
 		fprintf(c->out, "gpsphc%" PRIu32 " on %s: /dev/ptp%" PRIu32 ", /dev/pps%" PRIu32
 			", on-time edge %s, clock in %s, %s\n",
@@ -177,10 +210,8 @@ static int status_dev_cb(struct nl_msg *msg, void *arg)
 			"servo off (the clock is left to ts2phc or ptp4l)" :
 			"servo on");
 	}
-	status_servo(c, tb[GPSPHC_A_DEV_SERVO]);
-	status_stats_print(c, tb[GPSPHC_A_DEV_STATS]);
-	if (c->json)
-		json_end_obj(j);
+	status_servo(c, j, tb[GPSPHC_A_DEV_SERVO]);
+	status_stats_print(c, j, tb[GPSPHC_A_DEV_STATS]);
 	c->n++;
 	return NL_OK;
 }
@@ -190,10 +221,13 @@ static bool status_begin(struct status_ctx *c)
 {
 	c->n = 0;
 	if (c->json) {
-		json_reset(&c->j);
-		json_begin_obj(&c->j, NULL);
-		json_begin_arr(&c->j, "devices");
-		return true;
+		json_object_put(c->root);
+		c->failed = false;
+		c->root = json_object_new_object();
+		c->devices = json_object_new_array();
+		put(c, c->root, "devices", c->devices);
+		if (c->failed)
+			return false;
 	}
 	if (c->out)
 		fclose(c->out);
@@ -207,12 +241,16 @@ static bool status_begin(struct status_ctx *c)
 static const char *status_end(struct status_ctx *c, size_t *len)
 {
 	if (c->json) {
-		json_end_arr(&c->j);
-		json_end_obj(&c->j);
-		return json_doc(&c->j, len);
-	}
-	if (!c->n)
+		const char *doc = c->failed ? NULL :
+			json_object_to_json_string_ext(c->root, JSON_C_TO_STRING_SPACED |
+						       JSON_C_TO_STRING_NOSLASHESCAPE);
+
+		if (!doc)
+			return NULL;
+		fprintf(c->out, "%s\n", doc);
+	} else if (!c->n) {
 		fputs("no tty has the gpsphc discipline attached (start gpsphcd TTY)\n", c->out);
+	}
 	if (fflush(c->out) || ferror(c->out))
 		return NULL;
 	*len = c->text_len;
@@ -226,7 +264,6 @@ int status_show(FILE *out, bool json, status_dump_fn dump, void *src)
 	int tries = 0, ret = 1, err;
 	size_t len;
 
-	json_init(&c.j);
 	do {
 		if (!status_begin(&c)) {
 			err = -NLE_NOMEM;
@@ -255,7 +292,7 @@ int status_show(FILE *out, bool json, status_dump_fn dump, void *src)
 	}
 	ret = 0;
 out:
-	json_free(&c.j);
+	json_object_put(c.root);
 	if (c.out)
 		fclose(c.out);
 	free(c.text);

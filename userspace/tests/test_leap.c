@@ -16,55 +16,11 @@
 #include "era.h"
 #include "leap.h"
 #include "nmea.h"
-#include "sha1.h"
 #include "timeconv.h"
 
 #ifndef DATA_DIR
 #define DATA_DIR "tests/data"
 #endif
-
-static void hex(const uint8_t d[20], char out[41])
-{
-	for (int i = 0; i < 20; i++)
-		sprintf(out + 2 * i, "%02x", d[i]);
-}
-
-TEST(sha1_fips_vectors)
-{
-	static const struct {
-		const char *msg, *digest;
-	} v[] = {
-		{ "", "da39a3ee5e6b4b0d3255bfef95601890afd80709" },
-		{ "abc", "a9993e364706816aba3e25717850c26c9cd0d89d" },
-		{ "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
-		  "84983e441c3bd26ebaae4aa1f95129e5e54670f1" },
-	};
-	struct sha1_ctx c;
-	uint8_t d[20];
-	char h[41];
-
-	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
-		sha1_init(&c);
-		/* odd chunks exercise the buffering */
-		for (const char *p = v[i].msg; *p; p++)
-			sha1_update(&c, p, 1);
-		sha1_final(&c, d);
-		hex(d, h);
-		EXPECT_STREQ(v[i].digest, h);
-	}
-	/* one million 'a' (FIPS 180 appendix) */
-	{
-		char a[1000];
-
-		memset(a, 'a', sizeof(a));
-		sha1_init(&c);
-		for (int i = 0; i < 1000; i++)
-			sha1_update(&c, a, sizeof(a));
-	}
-	sha1_final(&c, d);
-	hex(d, h);
-	EXPECT_STREQ("34aa973cd4c4daa4f61eeb2bdbad27316534016f", h);
-}
 
 /* A leap-seconds.list fixture, read by the test (not the lib): its
  * length, the text (NUL-terminated, to free) in *@text. */

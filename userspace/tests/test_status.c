@@ -149,27 +149,27 @@ static int count(const char *s, const char *what)
 }
 
 #define DEV0_JSON(tty) \
-	"{\"id\": 0, \"tty\": \"" tty "\", \"pps\": \"pps1\", \"ptp\": \"ptp2\", " \
+	"{ \"id\": 0, \"tty\": \"" tty "\", \"pps\": \"pps1\", \"ptp\": \"ptp2\", " \
 	"\"edge\": \"falling\", \"scale\": \"unknown\", \"step_ns\": 20000000, " \
 	"\"confirm_n\": 3, \"rx_latency_ns\": 0, \"servo_off\": false, " \
-	"\"servo\": {\"state\": \"locked\", \"offset_ns\": -212, \"rms_ns\": 830, " \
+	"\"servo\": { \"state\": \"locked\", \"offset_ns\": -212, \"rms_ns\": 830, " \
 	"\"freq_ppb\": -12457, \"tai_utc\": 37, \"leap\": \"insert\", " \
 	"\"leap_utc\": 1483228800, \"holdover_s\": 0, \"coarse\": true, " \
 	"\"labels\": 3587, \"labels_refused\": 0, \"disagreements\": 0, " \
 	"\"steps\": 1, \"outliers\": 0, \"spurious\": 14, \"relocks\": 2, " \
-	"\"holdovers\": 1}, " \
-	"\"stats\": {\"sentences\": 10, \"csum_ok\": 20, \"csum_missing\": 30, " \
+	"\"holdovers\": 1 }, " \
+	"\"stats\": { \"sentences\": 10, \"csum_ok\": 20, \"csum_missing\": 30, " \
 	"\"csum_bad\": 40, \"overlong\": 50, \"truncated\": 60, \"invalid\": 70, " \
 	"\"flag_aborts\": 80, \"flag_bytes\": 90, \"noise_bytes\": 100, " \
 	"\"binary_frames\": 110, \"binary_bad\": 120, \"pps_edges\": 130, " \
-	"\"pps_missed\": 140, \"events_dropped\": 150}}"
+	"\"pps_missed\": 140, \"events_dropped\": 150 } }"
 
 TEST_F(status, json_exact_with_escaped_tty)
 {
 	self->f.msg[self->f.n++] = dev_msg(0, "tty\"S\\0\x01", true);
 	show(_metadata, self, true);
 	EXPECT_EQ(0, self->ret);
-	EXPECT_STREQ("{\"devices\": [" DEV0_JSON("tty\\\"S\\\\0\\u0001") "]}\n",
+	EXPECT_STREQ("{ \"devices\": [ " DEV0_JSON("tty\\\"S\\\\0\\u0001") " ] }\n",
 		     self->text);
 	EXPECT_STREQ("", self->err);
 }
@@ -178,7 +178,7 @@ TEST_F(status, json_no_device)
 {
 	show(_metadata, self, true);
 	EXPECT_EQ(0, self->ret);
-	EXPECT_STREQ("{\"devices\": []}\n", self->text);
+	EXPECT_STREQ("{ \"devices\": [ ] }\n", self->text);
 }
 
 TEST_F(status, text_exact)
@@ -220,8 +220,8 @@ TEST_F(status, interrupted_dump_tried_again_from_nothing)
 	EXPECT_EQ(2, self->f.tries);
 	EXPECT_EQ(1, count(self->text, "\"ttyS0\""));
 	EXPECT_EQ(1, count(self->text, "\"ttyUSB0\""));
-	EXPECT_EQ(1, count(self->text, "{\"devices\": [" DEV0_JSON("ttyS0") ", {\"id\": 1, "));
-	EXPECT_EQ(1, count(self->text, "}}]}\n"));
+	EXPECT_EQ(1, count(self->text, "{ \"devices\": [ " DEV0_JSON("ttyS0") ", { \"id\": 1, "));
+	EXPECT_EQ(1, count(self->text, "} } ] }\n"));
 }
 
 /* A dump that fails after @tries tries: status 1, nothing printed. */
