@@ -113,23 +113,6 @@ struct live {
 	bool answered;		/* the request's ACK or error came */
 };
 
-static const struct { unsigned int baud; speed_t speed; } live_bauds[] = {
-	{ 1200, B1200 }, { 2400, B2400 }, { 4800, B4800 }, { 9600, B9600 },
-	{ 19200, B19200 }, { 38400, B38400 }, { 57600, B57600 },
-	{ 115200, B115200 }, { 230400, B230400 }, { 460800, B460800 },
-	{ 921600, B921600 },
-};
-
-static speed_t live_speed(unsigned int baud)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(live_bauds) / sizeof(live_bauds[0]); i++)
-		if (live_bauds[i].baud == baud)
-			return live_bauds[i].speed;
-	return B0;
-}
-
 /*
  * The processes other than this one that have the tty @rdev open, as
  * "gpsphcd (pid 123), cat (pid 456)" (at most LIVE_HOLDERS), from
@@ -265,9 +248,9 @@ static int live_attach(const struct live_opts *o, int fd, int *status,
 	}
 	cfmakeraw(&tio);
 	tio.c_cflag |= CLOCAL | CREAD;
+	/* glibc's cfsetspeed() takes the rate itself as well as a Bnnn. */
 	if ((o->conf.set & (1u << CONF_BAUD)) &&
-	    (cfsetispeed(&tio, live_speed(o->conf.baud)) ||
-	     cfsetospeed(&tio, live_speed(o->conf.baud)))) {
+	    cfsetspeed(&tio, o->conf.baud)) {
 		log_msg(LOG_ERR, "cannot set %u baud on %s", o->conf.baud, o->device);
 		goto fail;
 	}
