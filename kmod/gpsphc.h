@@ -57,45 +57,22 @@ struct netlink_ext_ack;
 struct nlattr;
 
 /**
- * struct gpsphc_servo_status - what the servo shows (sysfs, netlink)
- * @state: enum gpsphc_servo_state
- * @offset_ns: clock minus label at the last on-time edge
- * @rms_ns: RMS of @offset_ns over the last 64 edges
- * @freq_ppb: frequency correction in effect
- * @tai_utc: TAI - UTC now
- * @leap: enum gpsphc_leap, pending
- * @leap_utc: POSIX seconds of the midnight ending the leap day, or 0
- * @holdover_s: seconds since the last edge while in holdover, else 0
- * @coarse: sentence starts stand in for PPS edges
- * @labels: labels accepted
- * @labels_refused: labels refused
- * @disagreements: labels that disagreed with the count
- * @steps: times the servo stepped the clock
- * @outliers: edges rejected as latency outliers
- * @spurious: PPS edges not where a second was due, not counted
- * @missed: seconds with no input in the servo's count
- * @relocks: times outliers in a row made the locked loop relock
- * @holdovers: times the servo went into holdover
+ * struct gpsphc_servo_field - one value of the servo's status
+ * @attr:	its sysfs file
+ * @type:	its netlink type in the servo nest: %NLA_U32, %NLA_S64,
+ *		%NLA_U64 or %NLA_FLAG; %NLA_UNSPEC where the attribute is no
+ *		value (unspec, pad)
+ * @names:	an enumeration's names, which its file shows, or NULL
+ *
+ * gpsphc_servo_fields[] (sysfs.c) has one for each servo attribute,
+ * indexed by enum gpsphc_servo_attrs like the values that
+ * gpsphc_servo_glue_status() reads: the sysfs files, the netlink nest and
+ * its size all come from that one table.
  */
-struct gpsphc_servo_status {
-	u32 state;
-	s64 offset_ns;
-	u64 rms_ns;
-	s64 freq_ppb;
-	u32 tai_utc;
-	u32 leap;
-	u64 leap_utc;
-	u64 holdover_s;
-	bool coarse;
-	u64 labels;
-	u64 labels_refused;
-	u64 disagreements;
-	u64 steps;
-	u64 outliers;
-	u64 spurious;
-	u64 missed;
-	u64 relocks;
-	u64 holdovers;
+struct gpsphc_servo_field {
+	struct device_attribute attr;
+	u8 type;
+	const char * const *names;
 };
 
 /* Which fields of struct gpsphc_clock_settings a change carries. */
@@ -392,6 +369,7 @@ struct gpsphc_dev *gpsphc_dev_next(unsigned long *id);
 
 /* sysfs.c */
 extern const struct attribute_group *gpsphc_dev_groups[];
+extern struct gpsphc_servo_field gpsphc_servo_fields[GPSPHC_A_SERVO_MAX + 1];
 
 /* stats.c */
 void gpsphc_dev_stats(struct gpsphc_dev *gdev, u64 *stats);
@@ -430,8 +408,7 @@ enum gpsphc_label_verdict
 gpsphc_servo_glue_label(struct gpsphc_dev *gdev,
 			const struct gpsphc_label *label,
 			struct gpsphc_label_report *report);
-void gpsphc_servo_glue_status(struct gpsphc_dev *gdev,
-			      struct gpsphc_servo_status *st);
+void gpsphc_servo_glue_status(struct gpsphc_dev *gdev, u64 *st);
 void gpsphc_servo_glue_apply(struct gpsphc_dev *gdev,
 			     const struct gpsphc_clock_settings *set);
 

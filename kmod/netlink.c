@@ -30,80 +30,68 @@ static const struct genl_multicast_group gpsphc_mcgrps[] = {
 
 static struct genl_family gpsphc_genl_family;
 
-static int gpsphc_put_stats(struct sk_buff *skb, struct gpsphc_dev *gdev)
-{
-	u64 stats[GPSPHC_A_STATS_MAX + 1];
-	struct nlattr *nest;
-	int attr;
-
-	gpsphc_dev_stats(gdev, stats);
-	nest = nla_nest_start(skb, GPSPHC_A_DEV_STATS);
-	if (!nest)
-		return -EMSGSIZE;
-	for (attr = GPSPHC_A_STATS_SENTENCES; attr < GPSPHC_A_STATS_PAD; attr++)
-		if (nla_put_u64_64bit(skb, attr, stats[attr], GPSPHC_A_STATS_PAD))
-			goto out_cancel;
-	nla_nest_end(skb, nest);
-	return 0;
-
-out_cancel:
-	nla_nest_cancel(skb, nest);
-	return -EMSGSIZE;
-}
-
 /* What gpsphc_put_servo() adds, for messages sized to their content. */
 static size_t gpsphc_servo_size(void)
 {
-	return nla_total_size(0) +			/* the nest */
-	       3 * nla_total_size(sizeof(u32)) +	/* state, tai_utc, leap */
-	       13 * nla_total_size_64bit(sizeof(u64)) +	/* the 64-bit ones */
-	       nla_total_size(0);			/* coarse */
+	size_t size = nla_total_size(0);	/* the nest */
+	int attr;
+
+	for (attr = 1; attr <= GPSPHC_A_SERVO_MAX; attr++) {
+		u8 type = gpsphc_servo_fields[attr].type;
+
+		if (type == NLA_U32)
+			size += nla_total_size(sizeof(u32));
+		else if (type == NLA_FLAG)
+			size += nla_total_size(0);
+		else if (type != NLA_UNSPEC)
+			size += nla_total_size_64bit(sizeof(u64));
+	}
+	return size;
+}
+
+/*
+ * Put @v, indexed by attribute, in a nest @type: attributes 1 to @max but
+ * @pad, each of the type @fields gives it, or all u64 without @fields.
+ */
+static int gpsphc_put_values(struct sk_buff *skb, int type, const u64 *v,
+			     int max, int pad,
+			     const struct gpsphc_servo_field *fields)
+{
+	struct nlattr *nest = nla_nest_start(skb, type);
+	int attr, ret;
+
+	if (!nest)
+		return -EMSGSIZE;
+	for (attr = 1; attr <= max; attr++) {
+		if (attr == pad)
+			continue;
+		switch (fields ? fields[attr].type : NLA_U64) {
+		case NLA_U32:
+			ret = nla_put_u32(skb, attr, v[attr]);
+			break;
+		case NLA_FLAG:
+			ret = v[attr] ? nla_put_flag(skb, attr) : 0;
+			break;
+		default:	/* NLA_S64 or NLA_U64: the same eight bytes */
+			ret = nla_put_u64_64bit(skb, attr, v[attr], pad);
+			break;
+		}
+		if (ret) {
+			nla_nest_cancel(skb, nest);
+			return -EMSGSIZE;
+		}
+	}
+	nla_nest_end(skb, nest);
+	return 0;
 }
 
 static int gpsphc_put_servo(struct sk_buff *skb, struct gpsphc_dev *gdev)
 {
-	struct gpsphc_servo_status st;
-	struct nlattr *nest;
+	u64 st[GPSPHC_A_SERVO_MAX + 1];
 
-	gpsphc_servo_glue_status(gdev, &st);
-	nest = nla_nest_start(skb, GPSPHC_A_DEV_SERVO);
-	if (!nest)
-		return -EMSGSIZE;
-	if (nla_put_u32(skb, GPSPHC_A_SERVO_STATE, st.state) ||
-	    nla_put_s64(skb, GPSPHC_A_SERVO_OFFSET_NS, st.offset_ns,
-			GPSPHC_A_SERVO_PAD) ||
-	    nla_put_u64_64bit(skb, GPSPHC_A_SERVO_RMS_NS, st.rms_ns,
-			      GPSPHC_A_SERVO_PAD) ||
-	    nla_put_s64(skb, GPSPHC_A_SERVO_FREQ_PPB, st.freq_ppb,
-			GPSPHC_A_SERVO_PAD) ||
-	    nla_put_u32(skb, GPSPHC_A_SERVO_TAI_UTC, st.tai_utc) ||
-	    nla_put_u32(skb, GPSPHC_A_SERVO_LEAP, st.leap) ||
-	    nla_put_u64_64bit(skb, GPSPHC_A_SERVO_LEAP_UTC, st.leap_utc,
-			      GPSPHC_A_SERVO_PAD) ||
-	    nla_put_u64_64bit(skb, GPSPHC_A_SERVO_HOLDOVER_S, st.holdover_s,
-			      GPSPHC_A_SERVO_PAD) ||
-	    (st.coarse && nla_put_flag(skb, GPSPHC_A_SERVO_COARSE)) ||
-	    nla_put_u64_64bit(skb, GPSPHC_A_SERVO_LABELS, st.labels,
-			      GPSPHC_A_SERVO_PAD) ||
-	    nla_put_u64_64bit(skb, GPSPHC_A_SERVO_LABELS_REFUSED,
-			      st.labels_refused, GPSPHC_A_SERVO_PAD) ||
-	    nla_put_u64_64bit(skb, GPSPHC_A_SERVO_DISAGREEMENTS,
-			      st.disagreements, GPSPHC_A_SERVO_PAD) ||
-	    nla_put_u64_64bit(skb, GPSPHC_A_SERVO_STEPS, st.steps,
-			      GPSPHC_A_SERVO_PAD) ||
-	    nla_put_u64_64bit(skb, GPSPHC_A_SERVO_OUTLIERS, st.outliers,
-			      GPSPHC_A_SERVO_PAD) ||
-	    nla_put_u64_64bit(skb, GPSPHC_A_SERVO_SPURIOUS, st.spurious,
-			      GPSPHC_A_SERVO_PAD) ||
-	    nla_put_u64_64bit(skb, GPSPHC_A_SERVO_RELOCKS, st.relocks,
-			      GPSPHC_A_SERVO_PAD) ||
-	    nla_put_u64_64bit(skb, GPSPHC_A_SERVO_HOLDOVERS, st.holdovers,
-			      GPSPHC_A_SERVO_PAD)) {
-		nla_nest_cancel(skb, nest);
-		return -EMSGSIZE;
-	}
-	nla_nest_end(skb, nest);
-	return 0;
+	gpsphc_servo_glue_status(gdev, st);
+	return gpsphc_put_values(skb, GPSPHC_A_DEV_SERVO, st, GPSPHC_A_SERVO_MAX,
+				 GPSPHC_A_SERVO_PAD, gpsphc_servo_fields);
 }
 
 /*
@@ -115,6 +103,9 @@ static int gpsphc_put_servo(struct sk_buff *skb, struct gpsphc_dev *gdev)
  */
 static int gpsphc_fill_dev(struct sk_buff *skb, struct gpsphc_dev *gdev)
 {
+	u64 stats[GPSPHC_A_STATS_MAX + 1];
+
+	gpsphc_dev_stats(gdev, stats);
 	if (nla_put_u32(skb, GPSPHC_A_DEV_ID, gdev->id) ||
 	    nla_put_string(skb, GPSPHC_A_DEV_TTY, gdev->tty_name) ||
 	    nla_put_u32(skb, GPSPHC_A_DEV_PPS_INDEX, gpsphc_pps_index(gdev)) ||
@@ -129,7 +120,8 @@ static int gpsphc_fill_dev(struct sk_buff *skb, struct gpsphc_dev *gdev)
 	    nla_put_u8(skb, GPSPHC_A_DEV_SERVO_OFF, READ_ONCE(gdev->servo_off)) ||
 	    gpsphc_put_servo(skb, gdev))
 		return -EMSGSIZE;
-	return gpsphc_put_stats(skb, gdev);
+	return gpsphc_put_values(skb, GPSPHC_A_DEV_STATS, stats,
+				 GPSPHC_A_STATS_MAX, GPSPHC_A_STATS_PAD, NULL);
 }
 
 /* Find the device a request names. Context: gpsphc_devs_mutex held. */

@@ -336,33 +336,38 @@ out_unlock:
 /**
  * gpsphc_servo_glue_status() - the servo as sysfs and netlink show it
  * @gdev: the device
- * @st: filled in
+ * @st: filled, indexed by enum gpsphc_servo_attrs (the signed values as
+ *	their two's complement); see struct gpsphc_servo_field
  */
-void gpsphc_servo_glue_status(struct gpsphc_dev *gdev,
-			      struct gpsphc_servo_status *st)
+void gpsphc_servo_glue_status(struct gpsphc_dev *gdev, u64 *st)
 {
 	const struct gpsphc_servo_counters *c = &gdev->servo.counters;
 	unsigned long flags;
 
 	spin_lock_irqsave(&gdev->phc_lock, flags);
-	st->state = gdev->servo_out.state;
-	st->offset_ns = gdev->servo_out.offset_ns;
-	st->rms_ns = gdev->servo_out.rms_ns;
-	st->freq_ppb = div_s64(gdev->phc_adj, GPSPHC_SERVO_ADJ_PER_PPB);
-	st->tai_utc = gdev->tai_utc;
-	st->leap = gdev->leap;
-	st->leap_utc = gdev->leap_utc;
-	st->holdover_s = div_u64(gdev->servo_out.holdover_ns, NSEC_PER_SEC);
-	st->coarse = gdev->servo_out.flags & GPSPHC_SERVO_OUT_COARSE;
-	st->labels = c->labels;
-	st->labels_refused = c->labels_refused + gdev->labels_while_off;
-	st->disagreements = c->disagreements;
-	st->steps = c->steps;
-	st->outliers = c->outliers;
-	st->spurious = c->spurious;
-	st->missed = c->missed;
-	st->relocks = c->relocks;
-	st->holdovers = c->holdovers;
+	st[GPSPHC_A_SERVO_UNSPEC] = 0;
+	st[GPSPHC_A_SERVO_STATE] = gdev->servo_out.state;
+	st[GPSPHC_A_SERVO_OFFSET_NS] = gdev->servo_out.offset_ns;
+	st[GPSPHC_A_SERVO_RMS_NS] = gdev->servo_out.rms_ns;
+	st[GPSPHC_A_SERVO_FREQ_PPB] = div_s64(gdev->phc_adj,
+					      GPSPHC_SERVO_ADJ_PER_PPB);
+	st[GPSPHC_A_SERVO_TAI_UTC] = gdev->tai_utc;
+	st[GPSPHC_A_SERVO_LEAP] = gdev->leap;
+	st[GPSPHC_A_SERVO_LEAP_UTC] = gdev->leap_utc;
+	st[GPSPHC_A_SERVO_HOLDOVER_S] = div_u64(gdev->servo_out.holdover_ns,
+						NSEC_PER_SEC);
+	st[GPSPHC_A_SERVO_COARSE] =
+		!!(gdev->servo_out.flags & GPSPHC_SERVO_OUT_COARSE);
+	st[GPSPHC_A_SERVO_LABELS] = c->labels;
+	st[GPSPHC_A_SERVO_LABELS_REFUSED] = c->labels_refused +
+					    gdev->labels_while_off;
+	st[GPSPHC_A_SERVO_DISAGREEMENTS] = c->disagreements;
+	st[GPSPHC_A_SERVO_STEPS] = c->steps;
+	st[GPSPHC_A_SERVO_OUTLIERS] = c->outliers;
+	st[GPSPHC_A_SERVO_PAD] = 0;
+	st[GPSPHC_A_SERVO_SPURIOUS] = c->spurious;
+	st[GPSPHC_A_SERVO_RELOCKS] = c->relocks;
+	st[GPSPHC_A_SERVO_HOLDOVERS] = c->holdovers;
 	spin_unlock_irqrestore(&gdev->phc_lock, flags);
 }
 

@@ -19,7 +19,6 @@
 void gpsphc_dev_stats(struct gpsphc_dev *gdev, u64 *stats)
 {
 	const struct gpsphc_framer_counters *fc = &gdev->framer.counters;
-	struct gpsphc_servo_status st;
 	unsigned long flags;
 
 	stats[GPSPHC_A_STATS_UNSPEC] = 0;
@@ -41,7 +40,8 @@ void gpsphc_dev_stats(struct gpsphc_dev *gdev, u64 *stats)
 	spin_unlock_irqrestore(&gdev->pps_lock, flags);
 	stats[GPSPHC_A_STATS_EVENTS_DROPPED] = gpsphc_events_dropped(gdev);
 	/* The servo's count of seconds is the only one. */
-	gpsphc_servo_glue_status(gdev, &st);
-	stats[GPSPHC_A_STATS_PPS_MISSED] = st.missed;
+	spin_lock_irqsave(&gdev->phc_lock, flags);
+	stats[GPSPHC_A_STATS_PPS_MISSED] = gdev->servo.counters.missed;
+	spin_unlock_irqrestore(&gdev->phc_lock, flags);
 	stats[GPSPHC_A_STATS_PAD] = 0;
 }

@@ -9,6 +9,7 @@
 #include <linux/kernel.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
+#include <net/netlink.h>
 
 #include "gpsphc.h"
 
@@ -254,105 +255,52 @@ static DEVICE_ATTR_RW(servo);
 
 /*
  * Servo status: one value per file, each read through one snapshot of
- * the servo, picked by the file's field.
+ * the servo, picked by the file's place in gpsphc_servo_fields[].
  */
-enum gpsphc_servo_field {
-	GPSPHC_SF_STATE,
-	GPSPHC_SF_OFFSET,
-	GPSPHC_SF_RMS,
-	GPSPHC_SF_FREQ,
-	GPSPHC_SF_TAI_UTC,
-	GPSPHC_SF_LEAP,
-	GPSPHC_SF_LEAP_UTC,
-	GPSPHC_SF_HOLDOVER,
-	GPSPHC_SF_COARSE,
-	GPSPHC_SF_LABELS,
-	GPSPHC_SF_LABELS_REFUSED,
-	GPSPHC_SF_DISAGREEMENTS,
-	GPSPHC_SF_STEPS,
-	GPSPHC_SF_OUTLIERS,
-	GPSPHC_SF_SPURIOUS,
-	GPSPHC_SF_RELOCKS,
-	GPSPHC_SF_HOLDOVERS,
-};
-
-struct gpsphc_servo_attr {
-	struct device_attribute attr;
-	enum gpsphc_servo_field field;
-};
-
 static ssize_t gpsphc_servo_show(struct device *dev,
 				 struct device_attribute *attr, char *buf)
 {
-	enum gpsphc_servo_field field =
-		container_of(attr, struct gpsphc_servo_attr, attr)->field;
-	struct gpsphc_servo_status st;
+	const struct gpsphc_servo_field *f =
+		container_of(attr, struct gpsphc_servo_field, attr);
+	u64 st[GPSPHC_A_SERVO_MAX + 1];
+	u64 v;
 
-	gpsphc_servo_glue_status(to_gpsphc_dev(dev), &st);
-	switch (field) {
-	case GPSPHC_SF_STATE:
-		return sysfs_emit(buf, "%s\n", gpsphc_state_names[st.state]);
-	case GPSPHC_SF_OFFSET:
-		return sysfs_emit(buf, "%lld\n", st.offset_ns);
-	case GPSPHC_SF_RMS:
-		return sysfs_emit(buf, "%llu\n", st.rms_ns);
-	case GPSPHC_SF_FREQ:
-		return sysfs_emit(buf, "%lld\n", st.freq_ppb);
-	case GPSPHC_SF_TAI_UTC:
-		return sysfs_emit(buf, "%u\n", st.tai_utc);
-	case GPSPHC_SF_LEAP:
-		return sysfs_emit(buf, "%s\n", gpsphc_leap_names[st.leap]);
-	case GPSPHC_SF_LEAP_UTC:
-		return sysfs_emit(buf, "%llu\n", st.leap_utc);
-	case GPSPHC_SF_HOLDOVER:
-		return sysfs_emit(buf, "%llu\n", st.holdover_s);
-	case GPSPHC_SF_COARSE:
-		return sysfs_emit(buf, "%d\n", st.coarse);
-	case GPSPHC_SF_LABELS:
-		return sysfs_emit(buf, "%llu\n", st.labels);
-	case GPSPHC_SF_LABELS_REFUSED:
-		return sysfs_emit(buf, "%llu\n", st.labels_refused);
-	case GPSPHC_SF_DISAGREEMENTS:
-		return sysfs_emit(buf, "%llu\n", st.disagreements);
-	case GPSPHC_SF_STEPS:
-		return sysfs_emit(buf, "%llu\n", st.steps);
-	case GPSPHC_SF_OUTLIERS:
-		return sysfs_emit(buf, "%llu\n", st.outliers);
-	case GPSPHC_SF_SPURIOUS:
-		return sysfs_emit(buf, "%llu\n", st.spurious);
-	case GPSPHC_SF_RELOCKS:
-		return sysfs_emit(buf, "%llu\n", st.relocks);
-	case GPSPHC_SF_HOLDOVERS:
-		return sysfs_emit(buf, "%llu\n", st.holdovers);
-	}
-	return -EINVAL;
+	gpsphc_servo_glue_status(to_gpsphc_dev(dev), st);
+	v = st[f - gpsphc_servo_fields];
+	if (f->names)
+		return sysfs_emit(buf, "%s\n", f->names[v]);
+	if (f->type == NLA_S64)
+		return sysfs_emit(buf, "%lld\n", (s64)v);
+	return sysfs_emit(buf, "%llu\n", v);
 }
 
-#define GPSPHC_SERVO_ATTR(_var, _name, _field)				\
-	static struct gpsphc_servo_attr _var = {			\
+#define GPSPHC_SF(_attr, _name, _type, _names)				\
+	[_attr] = {							\
 		.attr = __ATTR(_name, 0444, gpsphc_servo_show, NULL),	\
-		.field = _field,					\
+		.type = _type,						\
+		.names = _names,					\
 	}
 
-GPSPHC_SERVO_ATTR(gpsphc_sa_state, servo_state, GPSPHC_SF_STATE);
-GPSPHC_SERVO_ATTR(gpsphc_sa_offset, offset_ns, GPSPHC_SF_OFFSET);
-GPSPHC_SERVO_ATTR(gpsphc_sa_rms, rms_ns, GPSPHC_SF_RMS);
-GPSPHC_SERVO_ATTR(gpsphc_sa_freq, freq_ppb, GPSPHC_SF_FREQ);
-GPSPHC_SERVO_ATTR(gpsphc_sa_tai_utc, tai_utc, GPSPHC_SF_TAI_UTC);
-GPSPHC_SERVO_ATTR(gpsphc_sa_leap, leap, GPSPHC_SF_LEAP);
-GPSPHC_SERVO_ATTR(gpsphc_sa_leap_utc, leap_utc, GPSPHC_SF_LEAP_UTC);
-GPSPHC_SERVO_ATTR(gpsphc_sa_holdover, holdover_s, GPSPHC_SF_HOLDOVER);
-GPSPHC_SERVO_ATTR(gpsphc_sa_coarse, coarse, GPSPHC_SF_COARSE);
-GPSPHC_SERVO_ATTR(gpsphc_sa_labels, labels, GPSPHC_SF_LABELS);
-GPSPHC_SERVO_ATTR(gpsphc_sa_labels_refused, labels_refused,
-		  GPSPHC_SF_LABELS_REFUSED);
-GPSPHC_SERVO_ATTR(gpsphc_sa_disagreements, disagreements,
-		  GPSPHC_SF_DISAGREEMENTS);
-GPSPHC_SERVO_ATTR(gpsphc_sa_steps, steps, GPSPHC_SF_STEPS);
-GPSPHC_SERVO_ATTR(gpsphc_sa_outliers, outliers, GPSPHC_SF_OUTLIERS);
-GPSPHC_SERVO_ATTR(gpsphc_sa_spurious, pps_spurious, GPSPHC_SF_SPURIOUS);
-GPSPHC_SERVO_ATTR(gpsphc_sa_relocks, relocks, GPSPHC_SF_RELOCKS);
-GPSPHC_SERVO_ATTR(gpsphc_sa_holdovers, holdovers, GPSPHC_SF_HOLDOVERS);
+struct gpsphc_servo_field gpsphc_servo_fields[GPSPHC_A_SERVO_MAX + 1] = {
+	GPSPHC_SF(GPSPHC_A_SERVO_STATE, servo_state, NLA_U32,
+		  gpsphc_state_names),
+	GPSPHC_SF(GPSPHC_A_SERVO_OFFSET_NS, offset_ns, NLA_S64, NULL),
+	GPSPHC_SF(GPSPHC_A_SERVO_RMS_NS, rms_ns, NLA_U64, NULL),
+	GPSPHC_SF(GPSPHC_A_SERVO_FREQ_PPB, freq_ppb, NLA_S64, NULL),
+	GPSPHC_SF(GPSPHC_A_SERVO_TAI_UTC, tai_utc, NLA_U32, NULL),
+	GPSPHC_SF(GPSPHC_A_SERVO_LEAP, leap, NLA_U32, gpsphc_leap_names),
+	GPSPHC_SF(GPSPHC_A_SERVO_LEAP_UTC, leap_utc, NLA_U64, NULL),
+	GPSPHC_SF(GPSPHC_A_SERVO_HOLDOVER_S, holdover_s, NLA_U64, NULL),
+	GPSPHC_SF(GPSPHC_A_SERVO_COARSE, coarse, NLA_FLAG, NULL),
+	GPSPHC_SF(GPSPHC_A_SERVO_LABELS, labels, NLA_U64, NULL),
+	GPSPHC_SF(GPSPHC_A_SERVO_LABELS_REFUSED, labels_refused, NLA_U64, NULL),
+	GPSPHC_SF(GPSPHC_A_SERVO_DISAGREEMENTS, disagreements, NLA_U64, NULL),
+	GPSPHC_SF(GPSPHC_A_SERVO_STEPS, steps, NLA_U64, NULL),
+	GPSPHC_SF(GPSPHC_A_SERVO_OUTLIERS, outliers, NLA_U64, NULL),
+	GPSPHC_SF(GPSPHC_A_SERVO_SPURIOUS, pps_spurious, NLA_U64, NULL),
+	GPSPHC_SF(GPSPHC_A_SERVO_RELOCKS, relocks, NLA_U64, NULL),
+	GPSPHC_SF(GPSPHC_A_SERVO_HOLDOVERS, holdovers, NLA_U64, NULL),
+};
 
 static struct attribute *gpsphc_dev_attrs[] = {
 	&dev_attr_tty.attr,
@@ -366,15 +314,15 @@ static struct attribute *gpsphc_dev_attrs[] = {
 	&dev_attr_confirm_n.attr,
 	&dev_attr_rx_latency_ns.attr,
 	&dev_attr_servo.attr,
-	&gpsphc_sa_state.attr.attr,
-	&gpsphc_sa_offset.attr.attr,
-	&gpsphc_sa_rms.attr.attr,
-	&gpsphc_sa_freq.attr.attr,
-	&gpsphc_sa_tai_utc.attr.attr,
-	&gpsphc_sa_leap.attr.attr,
-	&gpsphc_sa_leap_utc.attr.attr,
-	&gpsphc_sa_holdover.attr.attr,
-	&gpsphc_sa_coarse.attr.attr,
+	&gpsphc_servo_fields[GPSPHC_A_SERVO_STATE].attr.attr,
+	&gpsphc_servo_fields[GPSPHC_A_SERVO_OFFSET_NS].attr.attr,
+	&gpsphc_servo_fields[GPSPHC_A_SERVO_RMS_NS].attr.attr,
+	&gpsphc_servo_fields[GPSPHC_A_SERVO_FREQ_PPB].attr.attr,
+	&gpsphc_servo_fields[GPSPHC_A_SERVO_TAI_UTC].attr.attr,
+	&gpsphc_servo_fields[GPSPHC_A_SERVO_LEAP].attr.attr,
+	&gpsphc_servo_fields[GPSPHC_A_SERVO_LEAP_UTC].attr.attr,
+	&gpsphc_servo_fields[GPSPHC_A_SERVO_HOLDOVER_S].attr.attr,
+	&gpsphc_servo_fields[GPSPHC_A_SERVO_COARSE].attr.attr,
 	NULL,
 };
 
@@ -421,14 +369,14 @@ GPSPHC_STAT_ATTR(pps_missed, GPSPHC_A_STATS_PPS_MISSED);
 GPSPHC_STAT_ATTR(events_dropped, GPSPHC_A_STATS_EVENTS_DROPPED);
 
 static struct attribute *gpsphc_stat_attrs[] = {
-	&gpsphc_sa_labels.attr.attr,
-	&gpsphc_sa_labels_refused.attr.attr,
-	&gpsphc_sa_disagreements.attr.attr,
-	&gpsphc_sa_steps.attr.attr,
-	&gpsphc_sa_outliers.attr.attr,
-	&gpsphc_sa_spurious.attr.attr,
-	&gpsphc_sa_relocks.attr.attr,
-	&gpsphc_sa_holdovers.attr.attr,
+	&gpsphc_servo_fields[GPSPHC_A_SERVO_LABELS].attr.attr,
+	&gpsphc_servo_fields[GPSPHC_A_SERVO_LABELS_REFUSED].attr.attr,
+	&gpsphc_servo_fields[GPSPHC_A_SERVO_DISAGREEMENTS].attr.attr,
+	&gpsphc_servo_fields[GPSPHC_A_SERVO_STEPS].attr.attr,
+	&gpsphc_servo_fields[GPSPHC_A_SERVO_OUTLIERS].attr.attr,
+	&gpsphc_servo_fields[GPSPHC_A_SERVO_SPURIOUS].attr.attr,
+	&gpsphc_servo_fields[GPSPHC_A_SERVO_RELOCKS].attr.attr,
+	&gpsphc_servo_fields[GPSPHC_A_SERVO_HOLDOVERS].attr.attr,
 	&gpsphc_stat_sentences.attr.attr,
 	&gpsphc_stat_csum_ok.attr.attr,
 	&gpsphc_stat_csum_missing.attr.attr,
