@@ -151,84 +151,71 @@ static ssize_t available_scales_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(available_scales);
 
-/*
- * A setting that is a number in a range, as dev-set's policy has it, into
- * @v; 0 or a negative errno.
- */
-static int gpsphc_number_store(struct device *dev, const char *buf, u64 min,
-			       u64 max, u64 *v)
-{
-	int ret;
+/* A setting that is a number in a range, as dev-set's policy has it. */
+struct gpsphc_number_attr {
+	struct device_attribute attr;
+	enum gpsphc_setting set;
+	u64 min;
+	u64 max;
+};
 
-	ret = gpsphc_store_check(dev) ?: kstrtou64(buf, 0, v);
-	if (ret)
-		return ret;
-	return *v < min || *v > max ? -ERANGE : 0;
-}
+#define to_gpsphc_number_attr(a) container_of(a, struct gpsphc_number_attr, attr)
 
-static ssize_t step_ns_show(struct device *dev, struct device_attribute *attr,
-			    char *buf)
-{
-	return sysfs_emit(buf, "%llu\n", READ_ONCE(to_gpsphc_dev(dev)->step_ns));
-}
-
-static ssize_t step_ns_store(struct device *dev, struct device_attribute *attr,
-			     const char *buf, size_t count)
-{
-	struct gpsphc_clock_settings set = { .change = BIT(GPSPHC_SET_STEP_NS) };
-	int ret = gpsphc_number_store(dev, buf, 1000, NSEC_PER_SEC, &set.step_ns);
-
-	if (ret)
-		return ret;
-	gpsphc_servo_glue_apply(to_gpsphc_dev(dev), &set);
-	return count;
-}
-static DEVICE_ATTR_RW(step_ns);
-
-static ssize_t confirm_n_show(struct device *dev, struct device_attribute *attr,
-			      char *buf)
-{
-	return sysfs_emit(buf, "%u\n", READ_ONCE(to_gpsphc_dev(dev)->confirm_n));
-}
-
-static ssize_t confirm_n_store(struct device *dev, struct device_attribute *attr,
-			       const char *buf, size_t count)
-{
-	struct gpsphc_clock_settings set = { .change = BIT(GPSPHC_SET_CONFIRM_N) };
-	u64 v;
-	int ret = gpsphc_number_store(dev, buf, 1, 60, &v);
-
-	if (ret)
-		return ret;
-	set.confirm_n = v;
-	gpsphc_servo_glue_apply(to_gpsphc_dev(dev), &set);
-	return count;
-}
-static DEVICE_ATTR_RW(confirm_n);
-
-static ssize_t rx_latency_ns_show(struct device *dev,
+static ssize_t gpsphc_number_show(struct device *dev,
 				  struct device_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%llu\n",
-			  READ_ONCE(to_gpsphc_dev(dev)->rx_latency_ns));
+	struct gpsphc_dev *gdev = to_gpsphc_dev(dev);
+	u64 v;
+
+	switch (to_gpsphc_number_attr(attr)->set) {
+	case GPSPHC_SET_STEP_NS:
+		v = READ_ONCE(gdev->step_ns);
+		break;
+	case GPSPHC_SET_CONFIRM_N:
+		v = READ_ONCE(gdev->confirm_n);
+		break;
+	default:
+		v = READ_ONCE(gdev->rx_latency_ns);
+		break;
+	}
+	return sysfs_emit(buf, "%llu\n", v);
 }
 
-static ssize_t rx_latency_ns_store(struct device *dev,
+static ssize_t gpsphc_number_store(struct device *dev,
 				   struct device_attribute *attr,
 				   const char *buf, size_t count)
 {
-	struct gpsphc_clock_settings set = {
-		.change = BIT(GPSPHC_SET_RX_LATENCY_NS),
-	};
-	int ret = gpsphc_number_store(dev, buf, 0, 999 * NSEC_PER_MSEC,
-				      &set.rx_latency_ns);
+	const struct gpsphc_number_attr *na = to_gpsphc_number_attr(attr);
+	struct gpsphc_clock_settings set = { .change = BIT(na->set) };
+	u64 v;
+	int ret;
 
+	ret = gpsphc_store_check(dev) ?: kstrtou64(buf, 0, &v);
 	if (ret)
 		return ret;
+	if (v < na->min || v > na->max)
+		return -ERANGE;
+	/* gpsphc_servo_glue_apply() reads only the one @set.change names. */
+	set.step_ns = v;
+	set.confirm_n = v;
+	set.rx_latency_ns = v;
 	gpsphc_servo_glue_apply(to_gpsphc_dev(dev), &set);
 	return count;
 }
-static DEVICE_ATTR_RW(rx_latency_ns);
+
+#define GPSPHC_NUMBER_ATTR(_name, _set, _min, _max)			\
+	struct gpsphc_number_attr dev_attr_##_name = {			\
+		.attr = __ATTR(_name, 0644, gpsphc_number_show,		\
+			       gpsphc_number_store),			\
+		.set = _set,						\
+		.min = _min,						\
+		.max = _max,						\
+	}
+
+static GPSPHC_NUMBER_ATTR(step_ns, GPSPHC_SET_STEP_NS, 1000, NSEC_PER_SEC);
+static GPSPHC_NUMBER_ATTR(confirm_n, GPSPHC_SET_CONFIRM_N, 1, 60);
+static GPSPHC_NUMBER_ATTR(rx_latency_ns, GPSPHC_SET_RX_LATENCY_NS, 0,
+			  999 * NSEC_PER_MSEC);
 
 static ssize_t servo_show(struct device *dev, struct device_attribute *attr,
 			  char *buf)
@@ -310,9 +297,9 @@ static struct attribute *gpsphc_dev_attrs[] = {
 	&dev_attr_ptp_device.attr,
 	&dev_attr_scale.attr,
 	&dev_attr_available_scales.attr,
-	&dev_attr_step_ns.attr,
-	&dev_attr_confirm_n.attr,
-	&dev_attr_rx_latency_ns.attr,
+	&dev_attr_step_ns.attr.attr,
+	&dev_attr_confirm_n.attr.attr,
+	&dev_attr_rx_latency_ns.attr.attr,
 	&dev_attr_servo.attr,
 	&gpsphc_servo_fields[GPSPHC_A_SERVO_STATE].attr.attr,
 	&gpsphc_servo_fields[GPSPHC_A_SERVO_OFFSET_NS].attr.attr,
