@@ -504,15 +504,20 @@ static struct sk_buff *gpsphc_ntf_new(struct gpsphc_dev *gdev, u8 cmd,
 	return msg;
 }
 
-/* A message its own size estimate did not fit: a bug, said once. */
-static void gpsphc_ntf_too_small(struct sk_buff *msg)
+/*
+ * Close @nest (when given) and send the event; or, @too_small, drop it:
+ * a message its own size estimate did not fit is a bug, said once.
+ */
+static void gpsphc_ntf_send(struct sk_buff *msg, void *hdr,
+			    struct nlattr *nest, bool too_small)
 {
-	WARN_ONCE(1, "gpsphc: event larger than its size estimate\n");
-	nlmsg_free(msg);
-}
-
-static void gpsphc_ntf_send(struct sk_buff *msg, void *hdr)
-{
+	if (WARN_ONCE(too_small,
+		      "gpsphc: event larger than its size estimate\n")) {
+		nlmsg_free(msg);
+		return;
+	}
+	if (nest)
+		nla_nest_end(msg, nest);
 	genlmsg_end(msg, hdr);
 	genlmsg_multicast(&gpsphc_genl_family, msg, 0, GPSPHC_NLGRP_EVENTS,
 			  GFP_KERNEL);
@@ -530,6 +535,7 @@ static void gpsphc_notify_pps(struct gpsphc_dev *gdev,
 {
 	struct nlattr *nest;
 	struct sk_buff *msg;
+	bool too_small;
 	void *hdr;
 
 	msg = gpsphc_ntf_new(gdev, GPSPHC_CMD_PPS_NTF,
@@ -540,7 +546,7 @@ static void gpsphc_notify_pps(struct gpsphc_dev *gdev,
 	if (!msg)
 		return;
 	nest = nla_nest_start(msg, GPSPHC_A_DEV_PPS);
-	if (!nest ||
+	too_small = !nest ||
 	    nla_put_u32(msg, GPSPHC_A_PPS_SEQ, ev->seq) ||
 	    nla_put_u64_64bit(msg, GPSPHC_A_PPS_RAW_NS, ev->raw_ns,
 			      GPSPHC_A_PPS_PAD) ||
@@ -550,12 +556,8 @@ static void gpsphc_notify_pps(struct gpsphc_dev *gdev,
 	    (ev->assert && nla_put_flag(msg, GPSPHC_A_PPS_ASSERT)) ||
 	    (ev->count.counted &&
 	     nla_put_u64_64bit(msg, GPSPHC_A_PPS_SECOND, ev->count.second,
-			       GPSPHC_A_PPS_PAD))) {
-		gpsphc_ntf_too_small(msg);
-		return;
-	}
-	nla_nest_end(msg, nest);
-	gpsphc_ntf_send(msg, hdr);
+			       GPSPHC_A_PPS_PAD));
+	gpsphc_ntf_send(msg, hdr, nest, too_small);
 }
 
 /**
@@ -572,6 +574,7 @@ static void gpsphc_notify_sentence(struct gpsphc_dev *gdev,
 {
 	struct nlattr *nest;
 	struct sk_buff *msg;
+	bool too_small;
 	void *hdr;
 
 	msg = gpsphc_ntf_new(gdev, GPSPHC_CMD_SENTENCE_NTF,
@@ -582,7 +585,7 @@ static void gpsphc_notify_sentence(struct gpsphc_dev *gdev,
 	if (!msg)
 		return;
 	nest = nla_nest_start(msg, GPSPHC_A_DEV_SENTENCE);
-	if (!nest ||
+	too_small = !nest ||
 	    nla_put_u32(msg, GPSPHC_A_SENT_SEQ, s->seq) ||
 	    nla_put_u64_64bit(msg, GPSPHC_A_SENT_RAW_NS, s->start_ns,
 			      GPSPHC_A_SENT_PAD) ||
@@ -593,12 +596,8 @@ static void gpsphc_notify_sentence(struct gpsphc_dev *gdev,
 	    nla_put_u32(msg, GPSPHC_A_SENT_CSUM, s->csum) ||
 	    (count->counted &&
 	     nla_put_u64_64bit(msg, GPSPHC_A_SENT_SECOND, count->second,
-			       GPSPHC_A_SENT_PAD))) {
-		gpsphc_ntf_too_small(msg);
-		return;
-	}
-	nla_nest_end(msg, nest);
-	gpsphc_ntf_send(msg, hdr);
+			       GPSPHC_A_SENT_PAD));
+	gpsphc_ntf_send(msg, hdr, nest, too_small);
 }
 
 /**
@@ -614,13 +613,8 @@ static void gpsphc_notify_state(struct gpsphc_dev *gdev)
 
 	msg = gpsphc_ntf_new(gdev, GPSPHC_CMD_STATE_NTF, gpsphc_servo_size(),
 			     &hdr);
-	if (!msg)
-		return;
-	if (gpsphc_put_servo(msg, gdev)) {
-		gpsphc_ntf_too_small(msg);
-		return;
-	}
-	gpsphc_ntf_send(msg, hdr);
+	if (msg)
+		gpsphc_ntf_send(msg, hdr, NULL, gpsphc_put_servo(msg, gdev));
 }
 
 /**
@@ -637,6 +631,7 @@ static void gpsphc_notify_label(struct gpsphc_dev *gdev,
 {
 	struct nlattr *nest;
 	struct sk_buff *msg;
+	bool too_small;
 	void *hdr;
 
 	msg = gpsphc_ntf_new(gdev, GPSPHC_CMD_LABEL_NTF,
@@ -647,7 +642,7 @@ static void gpsphc_notify_label(struct gpsphc_dev *gdev,
 	if (!msg)
 		return;
 	nest = nla_nest_start(msg, GPSPHC_A_DEV_TIME);
-	if (!nest ||
+	too_small = !nest ||
 	    nla_put_u32(msg, label->sentence ? GPSPHC_A_TIME_SENTENCE_SEQ :
 			GPSPHC_A_TIME_EDGE_SEQ, label->seq) ||
 	    nla_put_u64_64bit(msg, GPSPHC_A_TIME_TAI_SEC, label->tai_sec,
@@ -655,17 +650,14 @@ static void gpsphc_notify_label(struct gpsphc_dev *gdev,
 	    (report->off_s &&
 	     (nla_put_s64(msg, GPSPHC_A_TIME_OFF_S, report->off_s,
 			  GPSPHC_A_TIME_PAD) ||
-	      nla_put_u32(msg, GPSPHC_A_TIME_CONFIRMED, report->confirmed)))) {
-		gpsphc_ntf_too_small(msg);
-		return;
+	      nla_put_u32(msg, GPSPHC_A_TIME_CONFIRMED, report->confirmed)));
+	if (!too_small) {
+		nla_nest_end(msg, nest);
+		too_small = nla_put_u32(msg, GPSPHC_A_DEV_CONFIRM_N,
+					report->confirm_n) ||
+			    gpsphc_put_servo(msg, gdev);
 	}
-	nla_nest_end(msg, nest);
-	if (nla_put_u32(msg, GPSPHC_A_DEV_CONFIRM_N, report->confirm_n) ||
-	    gpsphc_put_servo(msg, gdev)) {
-		gpsphc_ntf_too_small(msg);
-		return;
-	}
-	gpsphc_ntf_send(msg, hdr);
+	gpsphc_ntf_send(msg, hdr, NULL, too_small);
 }
 
 /* The devices' notifications go out through the family's events group. */
