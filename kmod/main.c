@@ -20,21 +20,8 @@ module_param(ldisc, int, 0444);
 MODULE_PARM_DESC(ldisc, "line discipline number to register (default 29, N_DEVELOPMENT); must not be used by another discipline");
 
 static struct tty_ldisc_ops gpsphc_ldisc_ops;
-static int (*n_tty_open_op)(struct tty_struct *tty);
-static void (*n_tty_close_op)(struct tty_struct *tty);
-static void (*n_tty_receive_buf_op)(struct tty_struct *tty,
-				    const gpsphc_rx_char_t *cp,
-				    const gpsphc_rx_flag_t *fp,
-				    gpsphc_rx_count_t count);
-static gpsphc_rx2_ret_t (*n_tty_receive_buf2_op)(struct tty_struct *tty,
-						 const gpsphc_rx_char_t *cp,
-						 const gpsphc_rx_flag_t *fp,
-						 gpsphc_rx_count_t count);
-static void (*n_tty_lookahead_buf_op)(struct tty_struct *tty,
-				      const gpsphc_rx_char_t *cp,
-				      const gpsphc_rx_char_t *fp,
-				      gpsphc_lookahead_count_t count);
-static void (*n_tty_flush_buffer_op)(struct tty_struct *tty);
+/* n_tty's own operations, which ours wrap. */
+static struct tty_ldisc_ops n_tty_ops;
 
 static void gpsphc_ldisc_dcd_change(struct tty_struct *tty, bool active)
 {
@@ -76,7 +63,7 @@ static gpsphc_rx2_ret_t gpsphc_ldisc_receive_buf2(struct tty_struct *tty,
 
 	if (gdev)
 		gpsphc_rx_offered(gdev, (const u8 *)cp, (const u8 *)fp, count);
-	taken = n_tty_receive_buf2_op(tty, cp, fp, count);
+	taken = n_tty_ops.receive_buf2(tty, cp, fp, count);
 	if (gdev)
 		taken = gpsphc_rx_consumed(gdev, taken, count);
 	return taken;
@@ -89,7 +76,7 @@ static void gpsphc_ldisc_lookahead_buf(struct tty_struct *tty,
 {
 	struct gpsphc_dev *gdev = gpsphc_dev_lookup(tty);
 
-	n_tty_lookahead_buf_op(tty, cp, fp, count);
+	n_tty_ops.lookahead_buf(tty, cp, fp, count);
 	if (gdev)
 		gpsphc_rx_lookahead(gdev, (const u8 *)cp, (const u8 *)fp, count);
 }
@@ -107,7 +94,7 @@ static void gpsphc_ldisc_receive_buf(struct tty_struct *tty,
 
 	if (gdev)
 		gpsphc_rx_chunk(gdev, (const u8 *)cp, (const u8 *)fp, count);
-	n_tty_receive_buf_op(tty, cp, fp, count);
+	n_tty_ops.receive_buf(tty, cp, fp, count);
 }
 
 /* The flip buffer was emptied: stream positions start again. */
@@ -117,7 +104,7 @@ static void gpsphc_ldisc_flush_buffer(struct tty_struct *tty)
 
 	if (gdev)
 		gpsphc_rx_flushed(gdev);
-	n_tty_flush_buffer_op(tty);
+	n_tty_ops.flush_buffer(tty);
 }
 
 static int gpsphc_ldisc_open(struct tty_struct *tty)
@@ -129,13 +116,13 @@ static int gpsphc_ldisc_open(struct tty_struct *tty)
 	if (!capable(CAP_SYS_TIME))
 		return -EPERM;
 
-	ret = n_tty_open_op(tty);
+	ret = n_tty_ops.open(tty);
 	if (ret)
 		return ret;
 
 	gdev = gpsphc_dev_attach(tty);
 	if (IS_ERR(gdev)) {
-		n_tty_close_op(tty);
+		n_tty_ops.close(tty);
 		return PTR_ERR(gdev);
 	}
 
@@ -146,7 +133,7 @@ static int gpsphc_ldisc_open(struct tty_struct *tty)
 static void gpsphc_ldisc_close(struct tty_struct *tty)
 {
 	gpsphc_dev_detach(tty);
-	n_tty_close_op(tty);
+	n_tty_ops.close(tty);
 }
 
 static int __init gpsphc_init(void)
@@ -163,13 +150,8 @@ static int __init gpsphc_init(void)
 		return -EINVAL;
 	}
 
-	n_tty_inherit_ops(&gpsphc_ldisc_ops);
-	n_tty_open_op = gpsphc_ldisc_ops.open;
-	n_tty_close_op = gpsphc_ldisc_ops.close;
-	n_tty_receive_buf_op = gpsphc_ldisc_ops.receive_buf;
-	n_tty_receive_buf2_op = gpsphc_ldisc_ops.receive_buf2;
-	n_tty_lookahead_buf_op = gpsphc_ldisc_ops.lookahead_buf;
-	n_tty_flush_buffer_op = gpsphc_ldisc_ops.flush_buffer;
+	n_tty_inherit_ops(&n_tty_ops);
+	gpsphc_ldisc_ops = n_tty_ops;
 
 	gpsphc_ldisc_ops.owner = THIS_MODULE;
 	gpsphc_ldisc_ops.num = ldisc;
