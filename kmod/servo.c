@@ -27,14 +27,10 @@
 
 static void sv_sanitize_input(struct gpsphc_servo_input_cfg *ic)
 {
-	if (ic->kp > SV_GAIN_LIMIT)
-		ic->kp = SV_GAIN_LIMIT;
-	if (ic->ki > SV_GAIN_LIMIT)
-		ic->ki = SV_GAIN_LIMIT;
-	if (ic->max_gear > GPSPHC_SERVO_MAX_GEAR)
-		ic->max_gear = GPSPHC_SERVO_MAX_GEAR;
-	if (ic->outlier_k > SV_OUTLIER_K_LIMIT)
-		ic->outlier_k = SV_OUTLIER_K_LIMIT;
+	ic->kp = min_t(u32, ic->kp, SV_GAIN_LIMIT);
+	ic->ki = min_t(u32, ic->ki, SV_GAIN_LIMIT);
+	ic->max_gear = min_t(u32, ic->max_gear, GPSPHC_SERVO_MAX_GEAR);
+	ic->outlier_k = min_t(u32, ic->outlier_k, SV_OUTLIER_K_LIMIT);
 	ic->outlier_min_ns = min_t(u64, ic->outlier_min_ns, SV_OFF_LIMIT);
 	ic->lock_ns = min_t(u64, ic->lock_ns, SV_OFF_LIMIT);
 }
@@ -44,18 +40,9 @@ static void sv_sanitize(struct gpsphc_servo_cfg *c)
 	sv_sanitize_input(&c->pps);
 	sv_sanitize_input(&c->coarse);
 	c->step_threshold_ns = min_t(u64, c->step_threshold_ns, SV_OFF_LIMIT);
-	if (!c->max_ppb)
-		c->max_ppb = 1;
-	if (c->max_ppb > GPSPHC_SERVO_MAX_PPB_LIMIT)
-		c->max_ppb = GPSPHC_SERVO_MAX_PPB_LIMIT;
-	if (!c->outlier_max)
-		c->outlier_max = 1;
-	if (c->outlier_max > SV_OUTLIER_MAX_LIMIT)
-		c->outlier_max = SV_OUTLIER_MAX_LIMIT;
-	if (!c->confirm_n)
-		c->confirm_n = 1;
-	if (c->confirm_n > SV_CONFIRM_LIMIT)
-		c->confirm_n = SV_CONFIRM_LIMIT;
+	c->max_ppb = clamp_t(u32, c->max_ppb, 1, GPSPHC_SERVO_MAX_PPB_LIMIT);
+	c->outlier_max = clamp_t(u32, c->outlier_max, 1, SV_OUTLIER_MAX_LIMIT);
+	c->confirm_n = clamp_t(u32, c->confirm_n, 1, SV_CONFIRM_LIMIT);
 	c->holdover_timeout_ns = clamp_t(u64, c->holdover_timeout_ns,
 					 SV_HOLDOVER_MIN, SV_OFF_LIMIT);
 	c->rx_latency_ns = min_t(u64, c->rx_latency_ns, SV_NSEC - 1);
@@ -74,14 +61,6 @@ void gpsphc_servo_default_cfg(struct gpsphc_servo_cfg *cfg)
 			.outlier_min_ns = 5000,
 			.lock_ns = 10000,
 		},
-		.coarse = {
-			.kp = 45875,
-			.ki = 19661,
-			.max_gear = 4,
-			.outlier_k = 8,
-			.outlier_min_ns = 20000000,
-			.lock_ns = 20000000,
-		},
 		.step_threshold_ns = 20000000,
 		.max_ppb = 500000,
 		.outlier_max = 3,
@@ -92,18 +71,19 @@ void gpsphc_servo_default_cfg(struct gpsphc_servo_cfg *cfg)
 		.sentence_gap_ns = GPSPHC_SENTENCE_GAP_MS * 1000000ULL,
 		.coarse_after_ns = GPSPHC_COARSE_AFTER_S * 1000000000ULL,
 	};
+	/* Coarse mode: the same loop, on inputs milliseconds apart. */
+	cfg->coarse = cfg->pps;
+	cfg->coarse.outlier_min_ns = 20000000;
+	cfg->coarse.lock_ns = 20000000;
 }
 
 void gpsphc_servo_configure(struct gpsphc_servo *s,
 			    const struct gpsphc_servo_cfg *cfg)
 {
-	s64 max;
-
 	s->cfg = *cfg;
 	sv_sanitize(&s->cfg);
-	max = (s64)s->cfg.max_ppb * GPSPHC_SERVO_ADJ_PER_PPB;
-	s->freq = sv_clamp(s->freq, max);
-	s->adj = sv_clamp(s->adj, max);
+	s->freq = sv_clamp(s->freq, sv_max_adj(s));
+	s->adj = sv_clamp(s->adj, sv_max_adj(s));
 }
 
 void gpsphc_servo_init(struct gpsphc_servo *s,
