@@ -35,12 +35,9 @@ typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
-typedef int8_t s8;
-typedef int16_t s16;
 typedef int32_t s32;
 typedef int64_t s64;
 
-#define U32_MAX		((u32)~0U)
 #define U64_MAX		((u64)~0ULL)
 #define S64_MAX		((s64)(U64_MAX >> 1))
 #define S64_MIN		(-S64_MAX - 1)
@@ -58,7 +55,6 @@ typedef int64_t s64;
 #define abs(x)		({ __typeof__(x) _x = (x); _x < 0 ? -_x : _x; })
 #define check_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
 #define check_sub_overflow(a, b, d)	__builtin_sub_overflow(a, b, d)
-#define check_mul_overflow(a, b, d)	__builtin_mul_overflow(a, b, d)
 
 /* lib/sort.c's sort(), without its swap function */
 #define sort(base, num, size, cmp, swap)	qsort(base, num, size, cmp)
@@ -79,19 +75,9 @@ static inline s64 div_s64(s64 dividend, s32 divisor)
 	return dividend / divisor;
 }
 
-static inline u64 div64_u64(u64 dividend, u64 divisor)
-{
-	return dividend / divisor;
-}
-
 static inline s64 div64_s64(s64 dividend, s64 divisor)
 {
 	return dividend / divisor;
-}
-
-static inline u64 mul_u64_u64_shr(u64 a, u64 b, unsigned int shift)
-{
-	return (u64)(((__uint128_t)a * b) >> shift);
 }
 
 static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 c)
