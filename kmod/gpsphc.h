@@ -75,18 +75,10 @@ struct gpsphc_servo_field {
 	const char * const *names;
 };
 
-/* Which fields of struct gpsphc_clock_settings a change carries. */
-enum gpsphc_setting {
-	GPSPHC_SET_SCALE,
-	GPSPHC_SET_STEP_NS,
-	GPSPHC_SET_CONFIRM_N,
-	GPSPHC_SET_RX_LATENCY_NS,
-	GPSPHC_SET_SERVO_OFF,
-};
-
 /**
  * struct gpsphc_clock_settings - a change of the clock's settings
- * @change:	the fields to apply, BIT(GPSPHC_SET_*)
+ * @change:	the fields to apply, by their netlink attributes:
+ *		BIT(GPSPHC_A_DEV_SCALE), ... (others are ignored)
  * @scale:	enum gpsphc_scale the clock reads in
  * @step_ns:	offsets above this are stepped, not slewed
  * @confirm_n:	labels needed to move the kernel's count

@@ -311,28 +311,22 @@ int gpsphc_nl_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
 	struct gpsphc_dev *gdev = gpsphc_nl_dev(info);
 	struct nlattr **attrs = info->attrs;
 	struct gpsphc_clock_settings set = {};
+	unsigned int attr;
 
 	/* Ranges: the dev-set policy, generated from the spec. */
-	if (attrs[GPSPHC_A_DEV_SCALE]) {
-		set.change |= BIT(GPSPHC_SET_SCALE);
+	for (attr = 1; attr < ARRAY_SIZE(gpsphc_dev_set_nl_policy); attr++)
+		if (attrs[attr])
+			set.change |= BIT(attr);
+	if (attrs[GPSPHC_A_DEV_SCALE])
 		set.scale = nla_get_u32(attrs[GPSPHC_A_DEV_SCALE]);
-	}
-	if (attrs[GPSPHC_A_DEV_STEP_NS]) {
-		set.change |= BIT(GPSPHC_SET_STEP_NS);
+	if (attrs[GPSPHC_A_DEV_STEP_NS])
 		set.step_ns = nla_get_u64(attrs[GPSPHC_A_DEV_STEP_NS]);
-	}
-	if (attrs[GPSPHC_A_DEV_CONFIRM_N]) {
-		set.change |= BIT(GPSPHC_SET_CONFIRM_N);
+	if (attrs[GPSPHC_A_DEV_CONFIRM_N])
 		set.confirm_n = nla_get_u32(attrs[GPSPHC_A_DEV_CONFIRM_N]);
-	}
-	if (attrs[GPSPHC_A_DEV_RX_LATENCY_NS]) {
-		set.change |= BIT(GPSPHC_SET_RX_LATENCY_NS);
+	if (attrs[GPSPHC_A_DEV_RX_LATENCY_NS])
 		set.rx_latency_ns = nla_get_u64(attrs[GPSPHC_A_DEV_RX_LATENCY_NS]);
-	}
-	if (attrs[GPSPHC_A_DEV_SERVO_OFF]) {
-		set.change |= BIT(GPSPHC_SET_SERVO_OFF);
+	if (attrs[GPSPHC_A_DEV_SERVO_OFF])
 		set.servo_off = nla_get_u8(attrs[GPSPHC_A_DEV_SERVO_OFF]);
-	}
 	if (attrs[GPSPHC_A_DEV_EDGE])
 		gpsphc_pps_set_edge(gdev, nla_get_u32(attrs[GPSPHC_A_DEV_EDGE]));
 	gpsphc_servo_glue_apply(gdev, &set);

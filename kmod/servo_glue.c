@@ -384,21 +384,21 @@ void gpsphc_servo_glue_apply(struct gpsphc_dev *gdev,
 
 	spin_lock_irqsave(&gdev->phc_lock, flags);
 	cfg = gdev->servo.cfg;
-	if (set->change & BIT(GPSPHC_SET_SCALE))
+	if (set->change & BIT(GPSPHC_A_DEV_SCALE))
 		WRITE_ONCE(gdev->scale, set->scale);
-	if (set->change & BIT(GPSPHC_SET_STEP_NS)) {
+	if (set->change & BIT(GPSPHC_A_DEV_STEP_NS)) {
 		WRITE_ONCE(gdev->step_ns, set->step_ns);
 		cfg.step_threshold_ns = set->step_ns;
 	}
-	if (set->change & BIT(GPSPHC_SET_CONFIRM_N)) {
+	if (set->change & BIT(GPSPHC_A_DEV_CONFIRM_N)) {
 		WRITE_ONCE(gdev->confirm_n, set->confirm_n);
 		cfg.confirm_n = set->confirm_n;
 	}
-	if (set->change & BIT(GPSPHC_SET_RX_LATENCY_NS)) {
+	if (set->change & BIT(GPSPHC_A_DEV_RX_LATENCY_NS)) {
 		WRITE_ONCE(gdev->rx_latency_ns, set->rx_latency_ns);
 		cfg.rx_latency_ns = set->rx_latency_ns;
 	}
-	if (set->change & BIT(GPSPHC_SET_SERVO_OFF))
+	if (set->change & BIT(GPSPHC_A_DEV_SERVO_OFF))
 		gpsphc_glue_servo_off_locked(gdev, set->servo_off);
 	gpsphc_servo_configure(&gdev->servo, &cfg);
 	spin_unlock_irqrestore(&gdev->phc_lock, flags);

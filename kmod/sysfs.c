@@ -130,7 +130,7 @@ static ssize_t scale_store(struct device *dev, struct device_attribute *attr,
 			   const char *buf, size_t count)
 {
 	int scale = gpsphc_match_name(gpsphc_scale_names, GPSPHC_SCALE_MAX, buf);
-	struct gpsphc_clock_settings set = { .change = BIT(GPSPHC_SET_SCALE) };
+	struct gpsphc_clock_settings set = { .change = BIT(GPSPHC_A_DEV_SCALE) };
 	int ret = gpsphc_store_check(dev);
 
 	if (ret)
@@ -151,10 +151,13 @@ static ssize_t available_scales_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(available_scales);
 
-/* A setting that is a number in a range, as dev-set's policy has it. */
+/*
+ * A setting that is a number in a range, as dev-set's policy has it;
+ * @set is its netlink attribute.
+ */
 struct gpsphc_number_attr {
 	struct device_attribute attr;
-	enum gpsphc_setting set;
+	int set;
 	u64 min;
 	u64 max;
 };
@@ -168,10 +171,10 @@ static ssize_t gpsphc_number_show(struct device *dev,
 	u64 v;
 
 	switch (to_gpsphc_number_attr(attr)->set) {
-	case GPSPHC_SET_STEP_NS:
+	case GPSPHC_A_DEV_STEP_NS:
 		v = READ_ONCE(gdev->step_ns);
 		break;
-	case GPSPHC_SET_CONFIRM_N:
+	case GPSPHC_A_DEV_CONFIRM_N:
 		v = READ_ONCE(gdev->confirm_n);
 		break;
 	default:
@@ -212,9 +215,9 @@ static ssize_t gpsphc_number_store(struct device *dev,
 		.max = _max,						\
 	}
 
-static GPSPHC_NUMBER_ATTR(step_ns, GPSPHC_SET_STEP_NS, 1000, NSEC_PER_SEC);
-static GPSPHC_NUMBER_ATTR(confirm_n, GPSPHC_SET_CONFIRM_N, 1, 60);
-static GPSPHC_NUMBER_ATTR(rx_latency_ns, GPSPHC_SET_RX_LATENCY_NS, 0,
+static GPSPHC_NUMBER_ATTR(step_ns, GPSPHC_A_DEV_STEP_NS, 1000, NSEC_PER_SEC);
+static GPSPHC_NUMBER_ATTR(confirm_n, GPSPHC_A_DEV_CONFIRM_N, 1, 60);
+static GPSPHC_NUMBER_ATTR(rx_latency_ns, GPSPHC_A_DEV_RX_LATENCY_NS, 0,
 			  999 * NSEC_PER_MSEC);
 
 static ssize_t servo_show(struct device *dev, struct device_attribute *attr,
@@ -227,7 +230,7 @@ static ssize_t servo_show(struct device *dev, struct device_attribute *attr,
 static ssize_t servo_store(struct device *dev, struct device_attribute *attr,
 			   const char *buf, size_t count)
 {
-	struct gpsphc_clock_settings set = { .change = BIT(GPSPHC_SET_SERVO_OFF) };
+	struct gpsphc_clock_settings set = { .change = BIT(GPSPHC_A_DEV_SERVO_OFF) };
 	bool on;
 	int ret;
 
