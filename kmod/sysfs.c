@@ -32,59 +32,6 @@ static ssize_t pps_device_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(pps_device);
 
-/*
- * May this writer change a setting of @dev now? Every writable file
- * changes what the clock reads (which edge is on time, the scale, whether
- * and how the servo steers it): the same right as settimeofday. A write
- * that races with detach either lands before the device dies or fails;
- * it is never silently lost.
- */
-static int gpsphc_store_check(struct device *dev)
-{
-	if (!capable(CAP_SYS_TIME))
-		return -EPERM;
-	if (READ_ONCE(to_gpsphc_dev(dev)->phc_dead))
-		return -ENODEV;
-	return 0;
-}
-
-/*
- * Index of @buf among @names[1..@max] (the uAPI enums start at 1), or
- * -EINVAL. Not sysfs_match_string(): it stops at the unused entry 0.
- */
-static int gpsphc_match_name(const char * const *names, int max,
-			     const char *buf)
-{
-	int i;
-
-	for (i = 1; i <= max; i++)
-		if (sysfs_streq(buf, names[i]))
-			return i;
-	return -EINVAL;
-}
-
-static ssize_t edge_show(struct device *dev, struct device_attribute *attr,
-			 char *buf)
-{
-	return sysfs_emit(buf, "%s\n",
-			  gpsphc_edge_names[READ_ONCE(to_gpsphc_dev(dev)->edge)]);
-}
-
-static ssize_t edge_store(struct device *dev, struct device_attribute *attr,
-			  const char *buf, size_t count)
-{
-	int edge = gpsphc_match_name(gpsphc_edge_names, GPSPHC_EDGE_MAX, buf);
-	int ret = gpsphc_store_check(dev);
-
-	if (ret)
-		return ret;
-	if (edge < 0)
-		return edge;
-	gpsphc_pps_set_edge(to_gpsphc_dev(dev), edge);
-	return count;
-}
-static DEVICE_ATTR_RW(edge);
-
 static ssize_t available_edges_show(struct device *dev,
 				    struct device_attribute *attr, char *buf)
 {
@@ -119,30 +66,6 @@ static const char * const gpsphc_state_names[] = {
 	[GPSPHC_SERVO_OFF] = "off",
 };
 
-static ssize_t scale_show(struct device *dev, struct device_attribute *attr,
-			  char *buf)
-{
-	return sysfs_emit(buf, "%s\n",
-			  gpsphc_scale_names[READ_ONCE(to_gpsphc_dev(dev)->scale)]);
-}
-
-static ssize_t scale_store(struct device *dev, struct device_attribute *attr,
-			   const char *buf, size_t count)
-{
-	int scale = gpsphc_match_name(gpsphc_scale_names, GPSPHC_SCALE_MAX, buf);
-	struct gpsphc_clock_settings set = { .change = BIT(GPSPHC_A_DEV_SCALE) };
-	int ret = gpsphc_store_check(dev);
-
-	if (ret)
-		return ret;
-	if (scale < 0)
-		return scale;
-	set.scale = scale;
-	gpsphc_servo_glue_apply(to_gpsphc_dev(dev), &set);
-	return count;
-}
-static DEVICE_ATTR_RW(scale);
-
 static ssize_t available_scales_show(struct device *dev,
 				     struct device_attribute *attr, char *buf)
 {
@@ -151,97 +74,148 @@ static ssize_t available_scales_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(available_scales);
 
+static const char * const gpsphc_servo_names[] = { "off", "on" };
+
 /*
- * A setting that is a number in a range, as dev-set's policy has it;
- * @set is its netlink attribute.
+ * A setting's file, by the setting's netlink attribute @set: a choice of
+ * @names[@min..@max] (the uAPI enums start at 1), the servo "on" or
+ * "off", or a number in [@min, @max], as dev-set's policy has it.
  */
-struct gpsphc_number_attr {
+struct gpsphc_setting_attr {
 	struct device_attribute attr;
 	int set;
+	const char * const *names;
 	u64 min;
 	u64 max;
 };
 
-#define to_gpsphc_number_attr(a) container_of(a, struct gpsphc_number_attr, attr)
+#define to_gpsphc_setting_attr(a) container_of(a, struct gpsphc_setting_attr, attr)
 
-static ssize_t gpsphc_number_show(struct device *dev,
-				  struct device_attribute *attr, char *buf)
+static u64 gpsphc_setting_get(struct gpsphc_dev *gdev, int set)
 {
-	struct gpsphc_dev *gdev = to_gpsphc_dev(dev);
-	u64 v;
-
-	switch (to_gpsphc_number_attr(attr)->set) {
+	switch (set) {
+	case GPSPHC_A_DEV_EDGE:
+		return READ_ONCE(gdev->edge);
+	case GPSPHC_A_DEV_SCALE:
+		return READ_ONCE(gdev->scale);
 	case GPSPHC_A_DEV_STEP_NS:
-		v = READ_ONCE(gdev->step_ns);
-		break;
+		return READ_ONCE(gdev->step_ns);
 	case GPSPHC_A_DEV_CONFIRM_N:
-		v = READ_ONCE(gdev->confirm_n);
-		break;
+		return READ_ONCE(gdev->confirm_n);
+	case GPSPHC_A_DEV_RX_LATENCY_NS:
+		return READ_ONCE(gdev->rx_latency_ns);
 	default:
-		v = READ_ONCE(gdev->rx_latency_ns);
-		break;
+		return !READ_ONCE(gdev->servo_off);
 	}
+}
+
+static ssize_t gpsphc_setting_show(struct device *dev,
+				   struct device_attribute *attr, char *buf)
+{
+	const struct gpsphc_setting_attr *sa = to_gpsphc_setting_attr(attr);
+	u64 v = gpsphc_setting_get(to_gpsphc_dev(dev), sa->set);
+
+	if (sa->names)
+		return sysfs_emit(buf, "%s\n", sa->names[v]);
 	return sysfs_emit(buf, "%llu\n", v);
 }
 
-static ssize_t gpsphc_number_store(struct device *dev,
-				   struct device_attribute *attr,
-				   const char *buf, size_t count)
+/*
+ * The value a write to @sa's file gives, into @v: 0 or a negative errno.
+ * Names are matched by hand, not with sysfs_match_string(): that stops at
+ * an enum's unused entry 0.
+ */
+static int gpsphc_setting_parse(const struct gpsphc_setting_attr *sa,
+				const char *buf, u64 *v)
 {
-	const struct gpsphc_number_attr *na = to_gpsphc_number_attr(attr);
-	struct gpsphc_clock_settings set = { .change = BIT(na->set) };
+	bool on;
+	int ret;
+
+	if (sa->set == GPSPHC_A_DEV_SERVO_OFF) {
+		ret = kstrtobool(buf, &on);
+		*v = on;
+		return ret;
+	}
+	if (sa->names) {
+		for (*v = sa->min; *v <= sa->max; ++*v)
+			if (sysfs_streq(buf, sa->names[*v]))
+				return 0;
+		return -EINVAL;
+	}
+	ret = kstrtou64(buf, 0, v);
+	if (ret)
+		return ret;
+	return *v < sa->min || *v > sa->max ? -ERANGE : 0;
+}
+
+/*
+ * A write to a setting. Every writable file
+ * changes what the clock reads (which edge is on time, the scale, whether
+ * and how the servo steers it): the same right as settimeofday. A write
+ * that races with detach either lands before the device dies or fails;
+ * it is never silently lost.
+ */
+static ssize_t gpsphc_setting_store(struct device *dev,
+				    struct device_attribute *attr,
+				    const char *buf, size_t count)
+{
+	const struct gpsphc_setting_attr *sa = to_gpsphc_setting_attr(attr);
+	struct gpsphc_clock_settings set = { .change = BIT(sa->set) };
 	u64 v;
 	int ret;
 
-	ret = gpsphc_store_check(dev) ?: kstrtou64(buf, 0, &v);
+	if (!capable(CAP_SYS_TIME))
+		return -EPERM;
+	if (READ_ONCE(to_gpsphc_dev(dev)->phc_dead))
+		return -ENODEV;
+	ret = gpsphc_setting_parse(sa, buf, &v);
 	if (ret)
 		return ret;
-	if (v < na->min || v > na->max)
-		return -ERANGE;
-	/* gpsphc_servo_glue_apply() reads only the one @set.change names. */
-	set.step_ns = v;
-	set.confirm_n = v;
-	set.rx_latency_ns = v;
+	switch (sa->set) {
+	case GPSPHC_A_DEV_EDGE:
+		gpsphc_pps_set_edge(to_gpsphc_dev(dev), v);
+		return count;
+	case GPSPHC_A_DEV_SCALE:
+		set.scale = v;
+		break;
+	case GPSPHC_A_DEV_STEP_NS:
+		set.step_ns = v;
+		break;
+	case GPSPHC_A_DEV_CONFIRM_N:
+		set.confirm_n = v;
+		break;
+	case GPSPHC_A_DEV_RX_LATENCY_NS:
+		set.rx_latency_ns = v;
+		break;
+	default:
+		set.servo_off = !v;
+		break;
+	}
 	gpsphc_servo_glue_apply(to_gpsphc_dev(dev), &set);
 	return count;
 }
 
-#define GPSPHC_NUMBER_ATTR(_name, _set, _min, _max)			\
-	struct gpsphc_number_attr dev_attr_##_name = {			\
-		.attr = __ATTR(_name, 0644, gpsphc_number_show,		\
-			       gpsphc_number_store),			\
+#define GPSPHC_SETTING_ATTR(_name, _set, _names, _min, _max)		\
+	struct gpsphc_setting_attr dev_attr_##_name = {			\
+		.attr = __ATTR(_name, 0644, gpsphc_setting_show,	\
+			       gpsphc_setting_store),			\
 		.set = _set,						\
+		.names = _names,					\
 		.min = _min,						\
 		.max = _max,						\
 	}
 
-static GPSPHC_NUMBER_ATTR(step_ns, GPSPHC_A_DEV_STEP_NS, 1000, NSEC_PER_SEC);
-static GPSPHC_NUMBER_ATTR(confirm_n, GPSPHC_A_DEV_CONFIRM_N, 1, 60);
-static GPSPHC_NUMBER_ATTR(rx_latency_ns, GPSPHC_A_DEV_RX_LATENCY_NS, 0,
-			  999 * NSEC_PER_MSEC);
-
-static ssize_t servo_show(struct device *dev, struct device_attribute *attr,
-			  char *buf)
-{
-	return sysfs_emit(buf, "%s\n",
-			  READ_ONCE(to_gpsphc_dev(dev)->servo_off) ? "off" : "on");
-}
-
-static ssize_t servo_store(struct device *dev, struct device_attribute *attr,
-			   const char *buf, size_t count)
-{
-	struct gpsphc_clock_settings set = { .change = BIT(GPSPHC_A_DEV_SERVO_OFF) };
-	bool on;
-	int ret;
-
-	ret = gpsphc_store_check(dev) ?: kstrtobool(buf, &on);
-	if (ret)
-		return ret;
-	set.servo_off = !on;
-	gpsphc_servo_glue_apply(to_gpsphc_dev(dev), &set);
-	return count;
-}
-static DEVICE_ATTR_RW(servo);
+static GPSPHC_SETTING_ATTR(edge, GPSPHC_A_DEV_EDGE, gpsphc_edge_names, 1,
+			   GPSPHC_EDGE_MAX);
+static GPSPHC_SETTING_ATTR(scale, GPSPHC_A_DEV_SCALE, gpsphc_scale_names, 1,
+			   GPSPHC_SCALE_MAX);
+static GPSPHC_SETTING_ATTR(step_ns, GPSPHC_A_DEV_STEP_NS, NULL, 1000,
+			   NSEC_PER_SEC);
+static GPSPHC_SETTING_ATTR(confirm_n, GPSPHC_A_DEV_CONFIRM_N, NULL, 1, 60);
+static GPSPHC_SETTING_ATTR(rx_latency_ns, GPSPHC_A_DEV_RX_LATENCY_NS, NULL, 0,
+			   999 * NSEC_PER_MSEC);
+static GPSPHC_SETTING_ATTR(servo, GPSPHC_A_DEV_SERVO_OFF, gpsphc_servo_names,
+			   0, 1);
 
 /*
  * Servo status: one value per file, each read through one snapshot of
@@ -295,15 +269,15 @@ struct gpsphc_servo_field gpsphc_servo_fields[GPSPHC_A_SERVO_MAX + 1] = {
 static struct attribute *gpsphc_dev_attrs[] = {
 	&dev_attr_tty.attr,
 	&dev_attr_pps_device.attr,
-	&dev_attr_edge.attr,
+	&dev_attr_edge.attr.attr,
 	&dev_attr_available_edges.attr,
 	&dev_attr_ptp_device.attr,
-	&dev_attr_scale.attr,
+	&dev_attr_scale.attr.attr,
 	&dev_attr_available_scales.attr,
 	&dev_attr_step_ns.attr.attr,
 	&dev_attr_confirm_n.attr.attr,
 	&dev_attr_rx_latency_ns.attr.attr,
-	&dev_attr_servo.attr,
+	&dev_attr_servo.attr.attr,
 	&gpsphc_servo_fields[GPSPHC_A_SERVO_STATE].attr.attr,
 	&gpsphc_servo_fields[GPSPHC_A_SERVO_OFFSET_NS].attr.attr,
 	&gpsphc_servo_fields[GPSPHC_A_SERVO_RMS_NS].attr.attr,
