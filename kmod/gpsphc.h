@@ -372,7 +372,6 @@ void gpsphc_pps_unregister(struct gpsphc_dev *gdev);
 void gpsphc_pps_capture(struct gpsphc_dev *gdev,
 			const struct system_time_snapshot *snap, bool active);
 void gpsphc_pps_set_edge(struct gpsphc_dev *gdev, enum gpsphc_edge edge);
-u32 gpsphc_pps_index(const struct gpsphc_dev *gdev);
 
 /* phc.c */
 void gpsphc_phc_init(struct gpsphc_dev *gdev);

@@ -108,7 +108,7 @@ static int gpsphc_fill_dev(struct sk_buff *skb, struct gpsphc_dev *gdev)
 	gpsphc_dev_stats(gdev, stats);
 	if (nla_put_u32(skb, GPSPHC_A_DEV_ID, gdev->id) ||
 	    nla_put_string(skb, GPSPHC_A_DEV_TTY, gdev->tty_name) ||
-	    nla_put_u32(skb, GPSPHC_A_DEV_PPS_INDEX, gpsphc_pps_index(gdev)) ||
+	    nla_put_u32(skb, GPSPHC_A_DEV_PPS_INDEX, gdev->pps_id) ||
 	    nla_put_u32(skb, GPSPHC_A_DEV_EDGE, READ_ONCE(gdev->edge)) ||
 	    nla_put_u32(skb, GPSPHC_A_DEV_PTP_INDEX, gdev->ptp_id) ||
 	    nla_put_u32(skb, GPSPHC_A_DEV_SCALE, READ_ONCE(gdev->scale)) ||

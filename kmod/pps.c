@@ -50,17 +50,6 @@ void gpsphc_pps_unregister(struct gpsphc_dev *gdev)
 }
 
 /**
- * gpsphc_pps_index() - N of the device's /dev/ppsN
- * @gdev: the device
- *
- * Return: the PPS source's id.
- */
-u32 gpsphc_pps_index(const struct gpsphc_dev *gdev)
-{
-	return gdev->pps_id;
-}
-
-/**
  * gpsphc_pps_set_edge() - choose which edge is on time
  * @gdev: the device
  * @edge: %GPSPHC_EDGE_RISING or %GPSPHC_EDGE_FALLING

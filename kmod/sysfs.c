@@ -28,7 +28,7 @@ static DEVICE_ATTR_RO(tty);
 static ssize_t pps_device_show(struct device *dev,
 			       struct device_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "pps%u\n", gpsphc_pps_index(to_gpsphc_dev(dev)));
+	return sysfs_emit(buf, "pps%u\n", to_gpsphc_dev(dev)->pps_id);
 }
 static DEVICE_ATTR_RO(pps_device);
 
