@@ -13,13 +13,6 @@
 
 #define to_gpsphc_dev_ptp(info) container_of(info, struct gpsphc_dev, ptp_info)
 
-/* A user moved the clock: the servo's count no longer holds. */
-static void gpsphc_ptp_user_adjusted_locked(struct gpsphc_dev *gdev)
-{
-	lockdep_assert_held(&gdev->phc_lock);
-	gpsphc_servo_glue_reset_locked(gdev);
-}
-
 static int gpsphc_ptp_gettimex64(struct ptp_clock_info *info,
 				 struct timespec64 *ts,
 				 struct ptp_system_timestamp *sts)
@@ -73,7 +66,8 @@ static void gpsphc_ptp_step(struct gpsphc_dev *gdev,
 	if (to)
 		delta = timespec64_to_ns(to) - gpsphc_phc_read_locked(gdev, raw);
 	gpsphc_phc_step_locked(gdev, raw, delta);
-	gpsphc_ptp_user_adjusted_locked(gdev);
+	/* A user moved the clock: the servo's count no longer holds. */
+	gpsphc_servo_glue_reset_locked(gdev);
 	spin_unlock_irqrestore(&gdev->phc_lock, flags);
 }
 
@@ -107,7 +101,7 @@ static int gpsphc_ptp_adjfine(struct ptp_clock_info *info, long scaled_ppm)
 		/* 2^-16 ppm is 1000 times 2^-16 ppb. */
 		gpsphc_phc_set_adj_locked(gdev, ktime_get_raw_ns(),
 					  (s64)scaled_ppm * 1000);
-		gpsphc_ptp_user_adjusted_locked(gdev);
+		gpsphc_servo_glue_reset_locked(gdev);
 	}
 	spin_unlock_irqrestore(&gdev->phc_lock, flags);
 	return 0;
