@@ -224,17 +224,11 @@ static void flagged_byte(struct gpsphc_framer *f)
 		break;
 	case GPSPHC_FRAMER_SKIP:
 		break;
-	case GPSPHC_FRAMER_UBX_SYNC:
-		/* The sync byte alone was noise. */
-		f->counters.noise_bytes++;
-		f->state = GPSPHC_FRAMER_IDLE;
-		break;
-	case GPSPHC_FRAMER_RTCM_HDR:
-		if (f->len == 0)
-			f->counters.noise_bytes++;
-		f->state = GPSPHC_FRAMER_IDLE;
-		break;
 	default:
+		/* A sync byte alone (UBX's, RTCM's before a length): noise. */
+		if (f->state == GPSPHC_FRAMER_UBX_SYNC ||
+		    (f->state == GPSPHC_FRAMER_RTCM_HDR && f->len == 0))
+			f->counters.noise_bytes++;
 		f->state = GPSPHC_FRAMER_IDLE;
 		break;
 	}
