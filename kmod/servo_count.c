@@ -117,19 +117,18 @@ static bool sv_rephase(struct gpsphc_servo *s, u64 raw, u64 window)
 }
 
 /*
- * Number a PPS edge. False if it is no new second (spurious); an edge
+ * Number a PPS edge, @dtrue (true ns) and @n (seconds, rounded) after the
+ * last counted input. False if it is no new second (spurious); an edge
  * near a second that is not counted means several edges compete for it:
  * a storm, during which the counted edges keep the count but do not steer
  * the clock (see @storm_until).
  */
 static bool sv_count_pps(struct gpsphc_servo *s,
-			 struct gpsphc_servo_edge_rec *rec, s64 phc_ns)
+			 struct gpsphc_servo_edge_rec *rec, s64 phc_ns,
+			 u64 dtrue, u64 n)
 {
-	u64 dtrue, n, window, err;
+	u64 window, err;
 
-	dtrue = gpsphc_sv_raw_to_true(sv_since(rec->raw, s->last_raw), s->freq);
-	n = div_u64(min_t(u64, dtrue, ~0ULL - SV_HALF_SEC) + SV_HALF_SEC,
-		    SV_NSEC);
 	/* The rate may be off by max_ppb since the last counted edge. */
 	window = SV_PHASE_WINDOW_NS +
 		 div_u64(div_u64(min_t(u64, dtrue, SV_OFF_LIMIT), 1000) *
@@ -138,18 +137,14 @@ static bool sv_count_pps(struct gpsphc_servo *s,
 	if (sv_mag(s->freq) >= (u64)sv_max_adj(s))
 		window += sv_mag(sv_clamp(s->offset_ns, SV_HALF_SEC));
 	err = n ? sv_phase_error(s, phc_ns, dtrue) : dtrue;
-	if (rec->raw > s->last_raw && n && err <= window) {
-		s->off_phase_run = 0;
-		s->counters.missed += n - 1;
-		rec->num = s->last_num + n;
-		return true;
+	if (rec->raw <= s->last_raw || !n || err > window) {
+		if (err <= SV_STORM_WINDOWS * window)
+			s->storm_until = rec->raw + SV_STORM_HOLD_NS;
+		if (!sv_rephase(s, rec->raw, SV_PHASE_WINDOW_NS))
+			return false;
+		/* The new phase: what came before says nothing of the rate. */
+		s->hist_len = 0;
 	}
-	if (err <= SV_STORM_WINDOWS * window)
-		s->storm_until = rec->raw + SV_STORM_HOLD_NS;
-	if (!sv_rephase(s, rec->raw, SV_PHASE_WINDOW_NS))
-		return false;
-	/* The new phase: what came before it says nothing about the rate. */
-	s->hist_len = 0;
 	s->off_phase_run = 0;
 	s->counters.missed += n - 1;
 	rec->num = s->last_num + n;
@@ -166,12 +161,12 @@ bool gpsphc_sv_count(struct gpsphc_servo *s, struct gpsphc_servo_edge_rec *rec,
 		rec->num = 0;
 		return true;
 	}
-	/* Sentence starts are picked by their gap, and come ms late anyway. */
-	if (!rec->coarse && !switched)
-		return sv_count_pps(s, rec, phc_ns);
 	dtrue = gpsphc_sv_raw_to_true(sv_since(rec->raw, s->last_raw), s->freq);
 	n = div_u64(min_t(u64, dtrue, ~0ULL - SV_HALF_SEC) + SV_HALF_SEC,
 		    SV_NSEC);
+	/* Sentence starts are picked by their gap, and come ms late anyway. */
+	if (!rec->coarse && !switched)
+		return sv_count_pps(s, rec, phc_ns, dtrue, n);
 	if (rec->raw <= s->last_raw || !n) {
 		/* A PPS back after sentences: the sentence's own second */
 		if (switched && rec->raw + SV_HALF_SEC > s->last_raw) {
