@@ -386,20 +386,18 @@ void gpsphc_servo_glue_apply(struct gpsphc_dev *gdev,
 	cfg = gdev->servo.cfg;
 	if (set->change & BIT(GPSPHC_A_DEV_SCALE))
 		WRITE_ONCE(gdev->scale, set->scale);
-	if (set->change & BIT(GPSPHC_A_DEV_STEP_NS)) {
-		WRITE_ONCE(gdev->step_ns, set->step_ns);
+	if (set->change & BIT(GPSPHC_A_DEV_STEP_NS))
 		cfg.step_threshold_ns = set->step_ns;
-	}
-	if (set->change & BIT(GPSPHC_A_DEV_CONFIRM_N)) {
-		WRITE_ONCE(gdev->confirm_n, set->confirm_n);
+	if (set->change & BIT(GPSPHC_A_DEV_CONFIRM_N))
 		cfg.confirm_n = set->confirm_n;
-	}
-	if (set->change & BIT(GPSPHC_A_DEV_RX_LATENCY_NS)) {
-		WRITE_ONCE(gdev->rx_latency_ns, set->rx_latency_ns);
+	if (set->change & BIT(GPSPHC_A_DEV_RX_LATENCY_NS))
 		cfg.rx_latency_ns = set->rx_latency_ns;
-	}
 	if (set->change & BIT(GPSPHC_A_DEV_SERVO_OFF))
 		gpsphc_glue_servo_off_locked(gdev, set->servo_off);
 	gpsphc_servo_configure(&gdev->servo, &cfg);
+	/* The copies the files read without the lock; in range, as set. */
+	WRITE_ONCE(gdev->step_ns, gdev->servo.cfg.step_threshold_ns);
+	WRITE_ONCE(gdev->confirm_n, gdev->servo.cfg.confirm_n);
+	WRITE_ONCE(gdev->rx_latency_ns, gdev->servo.cfg.rx_latency_ns);
 	spin_unlock_irqrestore(&gdev->phc_lock, flags);
 }
