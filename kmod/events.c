@@ -109,7 +109,6 @@ void gpsphc_events_post_pps(struct gpsphc_dev *gdev,
 {
 	struct gpsphc_events *q = &gdev->events;
 	unsigned long flags;
-	bool wake = false;
 
 	if (!gpsphc_events_wanted())
 		return;
@@ -121,10 +120,9 @@ void gpsphc_events_post_pps(struct gpsphc_dev *gdev,
 	} else {
 		q->queue[(q->head + q->len) % GPSPHC_PPS_QUEUE_LEN] = *ev;
 		/* A worker already on its way takes this edge too. */
-		wake = !q->len++;
+		if (!q->len++)
+			schedule_delayed_work(&q->work, 1);
 	}
-	if (wake)
-		schedule_delayed_work(&q->work, 1);
 	spin_unlock_irqrestore(&q->lock, flags);
 }
 
