@@ -125,55 +125,59 @@ static bool parse_date(const char *s, int64_t *utc)
 #define CONF_FILE_MAX	(64 * 1024)
 
 /*
+ * The whole of the file @path, at most @max bytes, into *@buf (to free,
+ * NUL-terminated): its length, or -1 with errno (EFBIG: over @max).
+ */
+static ssize_t read_whole(const char *path, size_t max, char **buf)
+{
+	FILE *f;
+	size_t n;
+	int err;
+
+	*buf = malloc(max + 1);
+	if (!*buf)
+		return -1;
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fread(*buf, 1, max + 1, f);
+	err = ferror(f) ? errno : n > max ? EFBIG : 0;
+	fclose(f);
+	(*buf)[n > max ? max : n] = '\0';
+	errno = err;
+	return err ? -1 : (ssize_t)n;
+}
+
+/*
  * Read the configuration file @path into @c: 0, or 2 (the usage exit
  * status) after saying what is wrong with it. A missing file is no error:
  * the service names one per tty whether the admin wrote it or not.
  */
 static int read_config(const char *path, struct conf *c)
 {
-	char *buf = malloc(CONF_FILE_MAX + 1);
+	char *buf;
+	ssize_t n = read_whole(path, CONF_FILE_MAX, &buf);
 	struct gp_err e;
-	FILE *f = NULL;
-	size_t n;
 	int ret = 2;
 
 	*c = (struct conf){ 0 };
-	if (!buf) {
-		log_msg(LOG_ERR, "reading %s: %s", path, strerror(ENOMEM));
-		return 1;
-	}
-	f = fopen(path, "r");
-	if (!f && errno == ENOENT) {
+	if (n < 0 && errno == ENOENT) {
 		log_msg(LOG_INFO, "no configuration file %s: the command line and the defaults apply (see gpsphc.conf(5))",
 			path);
 		ret = 0;
-		goto out;
-	}
-	if (!f) {
-		log_msg(LOG_ERR, "cannot read the configuration file %s: %s; fix its permissions, or remove it to use the defaults",
-			path, strerror(errno));
-		goto out;
-	}
-	n = fread(buf, 1, CONF_FILE_MAX + 1, f);
-	if (ferror(f)) {
-		log_msg(LOG_ERR, "cannot read the configuration file %s: %s",
-			path, strerror(errno));
-		goto out;
-	}
-	if (n > CONF_FILE_MAX) {
+	} else if (n < 0 && errno == EFBIG) {
 		log_msg(LOG_ERR, "%s is over %d bytes: not a gpsphc.conf(5) file",
 			path, CONF_FILE_MAX);
-		goto out;
-	}
-	if (conf_parse(buf, n, c, &e)) {
+	} else if (n < 0) {
+		log_msg(LOG_ERR, "cannot read the configuration file %s: %s%s",
+			path, strerror(errno), errno == EACCES ?
+			"; fix its permissions, or remove it to use the defaults" : "");
+	} else if (conf_parse(buf, (size_t)n, c, &e)) {
 		/* "line N: ..." becomes "FILE:N: ..." */
 		log_msg(LOG_ERR, "%s:%s", path, e.msg + strlen("line "));
-		goto out;
+	} else {
+		ret = 0;
 	}
-	ret = 0;
-out:
-	if (f)
-		fclose(f);
 	free(buf);
 	return ret;
 }
@@ -238,6 +242,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ 0 }
 	};
 	struct conf cli = { 0 }, file;
+	const char *live_only;
 	struct gp_err e;
 	int c, idx, prio = LOG_INFO, ret;
 	long long v;
@@ -304,19 +309,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		}
 	}
 	log_setup(prio);
-	/* --servo changes the device it attaches to: live mode only. */
-	if ((cli.set & (1u << CONF_SERVO)) && (o->status || o->replay)) {
-		log_msg(LOG_ERR, "--servo goes with live mode (gpsphcd --servo on|off TTY), not with %s",
-			o->status ? "--status" : "--replay");
-		return 2;
-	}
-	if ((cli.set & (1u << CONF_NMEA_PTY)) && (o->status || o->replay)) {
-		log_msg(LOG_ERR, "--nmea-pty goes with live mode (gpsphcd --nmea-pty PATH TTY), not with %s",
-			o->status ? "--status" : "--replay");
-		return 2;
-	}
-	if (o->ptp4l_socket && (o->status || o->replay)) {
-		log_msg(LOG_ERR, "--ptp4l-socket goes with live mode (gpsphcd --ptp4l-socket PATH TTY), not with %s",
+	/* Options about the device attached: live mode only. */
+	live_only = (cli.set & (1u << CONF_SERVO)) ? "servo on|off" :
+		    (cli.set & (1u << CONF_NMEA_PTY)) ? "nmea-pty PATH" :
+		    o->ptp4l_socket ? "ptp4l-socket PATH" : NULL;
+	if (live_only && (o->status || o->replay)) {
+		log_msg(LOG_ERR, "--%.*s goes with live mode (gpsphcd --%s TTY), not with %s",
+			(int)strcspn(live_only, " "), live_only, live_only,
 			o->status ? "--status" : "--replay");
 		return 2;
 	}
@@ -350,37 +349,25 @@ static void load_leap(const char *path, struct leap_table *t)
 {
 	struct leap_table list;
 	struct gp_err e;
-	char *buf = malloc(LEAPFILE_MAX);
-	FILE *f = fopen(path, "r");
-	size_t n = 0;
-	char exp[32];
+	char *buf, exp[32];
+	ssize_t n = read_whole(path, LEAPFILE_MAX, &buf);
 
 	leap_builtin(t);
 	format_utc(exp, sizeof(exp), t->expires, false);
-	if (!f || !buf) {
-		log_msg(LOG_WARNING, "WARNING: cannot read leap-second file %s (%s): using the built-in table (expires %s); install tzdata or pass --leapfile",
-			path, strerror(errno), exp);
-		goto out;
-	}
-	n = fread(buf, 1, LEAPFILE_MAX, f);
-	if (n == LEAPFILE_MAX || ferror(f)) {
+	if (n < 0 && errno == EFBIG)
 		log_msg(LOG_WARNING, "WARNING: %s is not a readable leap-seconds.list (too large or read error): using the built-in table (expires %s)",
 			path, exp);
-		goto out;
-	}
-	if (leap_parse_list(buf, n, &list, &e)) {
+	else if (n < 0)
+		log_msg(LOG_WARNING, "WARNING: cannot read leap-second file %s (%s): using the built-in table (expires %s); install tzdata or pass --leapfile",
+			path, strerror(errno), exp);
+	else if (leap_parse_list(buf, (size_t)n, &list, &e))
 		log_msg(LOG_WARNING, "WARNING: %s: %s. Using the built-in table (expires %s)",
 			path, e.msg, exp);
-		goto out;
-	}
-	if (list.expires >= t->expires)
+	else if (list.expires >= t->expires)
 		*t = list;
 	else
 		log_msg(LOG_NOTICE, "%s expires before the built-in table (%s): using the built-in table",
 			path, exp);
-out:
-	if (f)
-		fclose(f);
 	free(buf);
 }
 
