@@ -27,16 +27,6 @@ static uint16_t get16(const uint8_t *p)
 	return (uint16_t)(p[0] << 8 | p[1]);
 }
 
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)get16(p) << 16 | get16(p + 2);
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	return (uint64_t)get32(p) << 32 | get32(p + 4);
-}
-
 static void get_port(const uint8_t *p, struct ptpm_port_id *id)
 {
 	memcpy(id->clock_id, p, 8);
@@ -79,12 +69,6 @@ size_t ptpm_encode(uint8_t *buf, size_t size, const struct ptpm_req *r,
 	if (len)
 		memcpy(p, data, len);
 	return total;
-}
-
-size_t ptpm_encode_get(uint8_t *buf, size_t size, const struct ptpm_req *r,
-		       uint16_t id)
-{
-	return ptpm_encode(buf, size, r, PTPM_GET, id, NULL, 0);
 }
 
 size_t ptpm_encode_gm_settings(uint8_t *buf, size_t size,
@@ -169,24 +153,6 @@ int ptpm_decode_gm_settings(const uint8_t *d, size_t len,
 	return PTPM_OK;
 }
 
-int ptpm_decode_time_status(const uint8_t *d, size_t len,
-			    struct ptpm_time_status *t)
-{
-	if (len != PTPM_TSN_LEN)
-		return PTPM_E_DATA_LEN;
-	t->master_offset_ns = (int64_t)get64(d);
-	t->ingress_time_ns = (int64_t)get64(d + 8);
-	t->cumulative_scaled_rate_offset = (int32_t)get32(d + 16);
-	t->scaled_last_gm_phase_change = (int32_t)get32(d + 20);
-	t->gm_time_base_indicator = get16(d + 24);
-	t->last_gm_phase_change_ns_msb = get16(d + 26);
-	t->last_gm_phase_change_ns_lsb = get64(d + 28);
-	t->last_gm_phase_change_frac_ns = get16(d + 36);
-	t->gm_present = (int32_t)get32(d + 38);
-	memcpy(t->gm_identity, d + 42, 8);
-	return PTPM_OK;
-}
-
 bool ptpm_gm_settings_eq(const struct ptpm_gm_settings *a,
 			 const struct ptpm_gm_settings *b)
 {
@@ -209,20 +175,5 @@ const char *ptpm_error_name(uint16_t error)
 	case PTPM_ERR_NOT_SUPPORTED:	return "NOT_SUPPORTED";
 	case PTPM_ERR_GENERAL_ERROR:	return "GENERAL_ERROR";
 	default:			return "unknown";
-	}
-}
-
-const char *ptpm_code_str(int code)
-{
-	switch (code) {
-	case PTPM_OK:		return "ok";
-	case PTPM_E_SHORT:	return "shorter than its messageLength or a header";
-	case PTPM_E_NOT_MGMT:	return "not a PTP version 2 management message";
-	case PTPM_E_LENGTH:	return "a length field does not add up";
-	case PTPM_E_NO_TLV:	return "no TLV after the management fields";
-	case PTPM_E_TLV_TYPE:	return "a TLV other than MANAGEMENT or MANAGEMENT_ERROR_STATUS";
-	case PTPM_E_DATA_LEN:	return "data of the wrong length for its managementId";
-	case PTPM_E_BUFFER:	return "output buffer too small";
-	default:		return "unknown code";
 	}
 }

@@ -30,7 +30,6 @@
 #define PTPM_TLV_HDR_LEN	6	/* type, length, managementId */
 #define PTPM_ERR_TLV_LEN	12	/* type, length, error, id, reserved */
 #define PTPM_GMS_LEN		8	/* GRANDMASTER_SETTINGS_NP data */
-#define PTPM_TSN_LEN		50	/* TIME_STATUS_NP data */
 /* A SET GRANDMASTER_SETTINGS_NP: 62 bytes. */
 #define PTPM_MAX_LEN		128	/* what this library encodes or reads */
 
@@ -112,20 +111,6 @@ struct ptpm_gm_settings {
 	uint8_t time_source;		/* PTPM_TS_* */
 };
 
-/* linuxptp's struct time_status_np, unpacked. */
-struct ptpm_time_status {
-	int64_t master_offset_ns;
-	int64_t ingress_time_ns;
-	int32_t cumulative_scaled_rate_offset;
-	int32_t scaled_last_gm_phase_change;
-	uint16_t gm_time_base_indicator;
-	uint16_t last_gm_phase_change_ns_msb;
-	uint64_t last_gm_phase_change_ns_lsb;
-	uint16_t last_gm_phase_change_frac_ns;
-	int32_t gm_present;
-	uint8_t gm_identity[8];
-};
-
 /* A decoded management message; data points into the decoded buffer. */
 struct ptpm_msg {
 	uint8_t transport_specific;
@@ -153,10 +138,6 @@ size_t ptpm_encode(uint8_t *buf, size_t size, const struct ptpm_req *r,
 		   enum ptpm_action action, uint16_t id, const uint8_t *data,
 		   size_t len);
 
-/* GET with an empty body, as pmc -z sends it (ptp4l takes either). */
-size_t ptpm_encode_get(uint8_t *buf, size_t size, const struct ptpm_req *r,
-		       uint16_t id);
-
 /* SET GRANDMASTER_SETTINGS_NP. */
 size_t ptpm_encode_gm_settings(uint8_t *buf, size_t size,
 			       const struct ptpm_req *r,
@@ -165,17 +146,14 @@ size_t ptpm_encode_gm_settings(uint8_t *buf, size_t size,
 /* Decode one datagram: PTPM_OK with *@m filled, or a PTPM_E_* code. */
 int ptpm_decode(const uint8_t *buf, size_t len, struct ptpm_msg *m);
 
-/* The data of a GRANDMASTER_SETTINGS_NP or TIME_STATUS_NP TLV. */
+/* The data of a GRANDMASTER_SETTINGS_NP TLV. */
 int ptpm_decode_gm_settings(const uint8_t *data, size_t len,
 			    struct ptpm_gm_settings *s);
-int ptpm_decode_time_status(const uint8_t *data, size_t len,
-			    struct ptpm_time_status *t);
 
 bool ptpm_gm_settings_eq(const struct ptpm_gm_settings *a,
 			 const struct ptpm_gm_settings *b);
 
-/* "NOT_SUPPORTED", ..., or "unknown"; and a PTPM_E_* code's meaning. */
+/* "NOT_SUPPORTED", ..., or "unknown". */
 const char *ptpm_error_name(uint16_t error);
-const char *ptpm_code_str(int code);
 
 #endif /* GPSPHC_PTPMGMT_H */

@@ -84,7 +84,7 @@ TEST(get_empty_as_pmc_z)
 	struct ptpm_req r;
 
 	ptpm_req_init(&r, 4995);
-	n = ptpm_encode_get(buf, sizeof(buf), &r, PTPM_ID_TIME_STATUS_NP);
+	n = ptpm_encode(buf, sizeof(buf), &r, PTPM_GET, PTPM_ID_TIME_STATUS_NP, NULL, 0);
 	ASSERT_EQ(54, wn);
 	ASSERT_EQ(wn, n);
 	EXPECT_EQ(0, memcmp(want, buf, n));
@@ -158,37 +158,15 @@ TEST(decode_time_status_response)
 {
 	uint8_t buf[PTPM_MAX_LEN];
 	size_t n = unhex(ptp4l_resp_tsn, buf, sizeof(buf));
-	struct ptpm_time_status t;
 	struct ptpm_msg m;
 
 	ASSERT_EQ(104, n);
 	ASSERT_EQ(PTPM_OK, ptpm_decode(buf, n, &m));
 	EXPECT_EQ(PTPM_ID_TIME_STATUS_NP, m.id);
-	ASSERT_EQ(PTPM_TSN_LEN, m.data_len);
-	ASSERT_EQ(PTPM_OK, ptpm_decode_time_status(m.data, m.data_len, &t));
-	EXPECT_EQ(0, t.gm_present);
-	EXPECT_EQ(0x55, t.gm_identity[7]);
-	EXPECT_EQ(0x00, t.gm_identity[0]);
-	/* a made-up one, every field distinct */
-	{
-		uint8_t d[PTPM_TSN_LEN];
-		size_t i;
-
-		for (i = 0; i < sizeof(d); i++)
-			d[i] = (uint8_t)(i + 1);
-		ASSERT_EQ(PTPM_OK, ptpm_decode_time_status(d, sizeof(d), &t));
-		EXPECT_EQ(0x0102030405060708LL, t.master_offset_ns);
-		EXPECT_EQ(0x090a0b0c0d0e0f10LL, t.ingress_time_ns);
-		EXPECT_EQ(0x11121314, t.cumulative_scaled_rate_offset);
-		EXPECT_EQ(0x15161718, t.scaled_last_gm_phase_change);
-		EXPECT_EQ(0x191a, t.gm_time_base_indicator);
-		EXPECT_EQ(0x1b1c, t.last_gm_phase_change_ns_msb);
-		EXPECT_EQ(0x1d1e1f2021222324ULL, t.last_gm_phase_change_ns_lsb);
-		EXPECT_EQ(0x2526, t.last_gm_phase_change_frac_ns);
-		EXPECT_EQ(0x2728292a, t.gm_present);
-		EXPECT_EQ(0x2b, t.gm_identity[0]);
-		EXPECT_EQ(0x32, t.gm_identity[7]);
-	}
+	EXPECT_EQ(PTPM_RESPONSE, m.action);
+	/* linuxptp's struct time_status_np: 50 bytes, its gmIdentity last */
+	ASSERT_EQ(50, m.data_len);
+	EXPECT_EQ(0x55, m.data[49]);
 }
 
 TEST(decode_management_error_status)
@@ -255,8 +233,6 @@ TEST(decode_rejects_malformed)
 	memcpy(buf, good, n);
 	buf[n] = 0xaa;
 	EXPECT_EQ(PTPM_OK, ptpm_decode(buf, n + 1, &m));
-	for (i = PTPM_OK; i <= PTPM_E_BUFFER; i++)
-		EXPECT_STRNE("unknown code", ptpm_code_str((int)i));
 }
 
 TEST(gm_settings_round_trip_every_flag_and_sign)
