@@ -13,18 +13,19 @@
 
 /**
  * gpsphc_servo_glue_init() - set up the servo of a new device
- * @gdev: the device, before its clock is registered
+ * @gdev: the device, its time base set up (gpsphc_phc_init()), before its
+ *	clock is registered
  */
 void gpsphc_servo_glue_init(struct gpsphc_dev *gdev)
 {
+	struct gpsphc_clock_settings none = {};
 	struct gpsphc_servo_cfg cfg;
 
 	gpsphc_servo_default_cfg(&cfg);
 	gpsphc_servo_init(&gdev->servo, &cfg);
-	gdev->step_ns = cfg.step_threshold_ns;
-	gdev->confirm_n = cfg.confirm_n;
-	gdev->rx_latency_ns = cfg.rx_latency_ns;
 	gdev->servo_out.state = GPSPHC_SERVO_UNLOCKED;
+	/* A change of nothing fills the settings' lock-free copies. */
+	gpsphc_servo_glue_apply(gdev, &none);
 }
 
 /* Apply what the servo asked for, from @raw on. */
