@@ -238,6 +238,11 @@ static ssize_t gpsphc_servo_show(struct device *dev,
 	return sysfs_emit(buf, "%llu\n", v);
 }
 
+/*
+ * gpsphc_servo_fields[]: see struct gpsphc_servo_field. GPSPHC_SF() gives
+ * attribute @_attr its file @_name, netlink type @_type and enumeration
+ * @_names; netlink.c puts and sizes the nest from the same entries.
+ */
 #define GPSPHC_SF(_attr, _name, _type, _names)				\
 	[_attr] = {							\
 		.attr = __ATTR(_name, 0444, gpsphc_servo_show, NULL),	\
