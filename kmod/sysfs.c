@@ -149,11 +149,10 @@ static int gpsphc_setting_parse(const struct gpsphc_setting_attr *sa,
 }
 
 /*
- * A write to a setting. Every writable file
- * changes what the clock reads (which edge is on time, the scale, whether
- * and how the servo steers it): the same right as settimeofday. A write
- * that races with detach either lands before the device dies or fails;
- * it is never silently lost.
+ * A write to a setting. Every writable file changes what the clock reads
+ * (which edge is on time, the scale, whether and how the servo steers
+ * it): the same right as settimeofday. A write that races with detach
+ * either lands before the device dies or fails; it is never silently lost.
  */
 static ssize_t gpsphc_setting_store(struct device *dev,
 				    struct device_attribute *attr,
