@@ -15,8 +15,6 @@
 
 #include "gmprop.h"
 
-#define PTP4L_GM_DEFAULT_SOCKET	"/var/run/ptp4l"
-
 struct nlattr;
 struct ptp4l_gm;
 

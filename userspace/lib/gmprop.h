@@ -33,7 +33,6 @@ enum gmp_profile {
 #define GMP_CLASS_DEFAULT	248
 
 /* clockAccuracy values (Table 6): 0x20 25 ns ... 0x31 > 10 s, 0xFE unknown */
-#define GMP_ACC_100NS		0x21
 #define GMP_ACC_1US		0x23
 #define GMP_ACC_10MS		0x2B
 #define GMP_ACC_UNKNOWN		0xFE

@@ -247,7 +247,6 @@ static int parse_rmc(struct ctx *c, struct nmea_msg *m)
 		return r;
 	m->status = field_char(c, 2);
 	m->mode = field_char(c, 12);
-	m->navstatus = field_char(c, 13);
 	if (m->status != 'A')
 		return gp_err_set(c->e, NMEA_E_INVALID_FIX,
 				  "RMC status is '%c', not 'A': the receiver has no valid fix; wait for one",
@@ -385,7 +384,7 @@ static int parse_pgrmf(struct ctx *c, struct nmea_msg *m)
 		return gp_err_set(c->e, NMEA_E_INVALID_FIX,
 				  "PGRMF fix type is 0: no fix; wait for one");
 	m->week = (uint32_t)wk;
-	m->week_mod = WEEKS_MOD_10BIT;
+	m->week_mod = WEEKS_10BIT;
 	m->week_utc = false;
 	m->has_week = true;
 	return 0;

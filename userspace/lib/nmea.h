@@ -20,8 +20,6 @@
 #include "timeconv.h"
 
 #define NMEA_MAX_LEN	256	/* longer input is refused (spec: 82) */
-#define WEEKS_MOD_10BIT	1024
-#define WEEKS_MOD_13BIT	8192
 
 enum nmea_kind {
 	NMEA_RMC = 1,	/* time, 2-digit-year date, status, mode */
@@ -70,7 +68,6 @@ struct nmea_msg {
 
 	char status;		/* RMC/GLL status, '\0' if absent */
 	char mode;		/* RMC/GLL mode (NMEA 2.3), '\0' if absent */
-	char navstatus;		/* RMC navigational status (NMEA 4.1) */
 };
 
 /*

@@ -28,7 +28,6 @@
 #define PTPM_HDR_LEN		34
 #define PTPM_MSG_LEN		48	/* header and management fields */
 #define PTPM_TLV_HDR_LEN	6	/* type, length, managementId */
-#define PTPM_ERR_TLV_LEN	12	/* type, length, error, id, reserved */
 #define PTPM_GMS_LEN		8	/* GRANDMASTER_SETTINGS_NP data */
 /* A SET GRANDMASTER_SETTINGS_NP: 62 bytes. */
 #define PTPM_MAX_LEN		128	/* what this library encodes or reads */
@@ -49,7 +48,6 @@ enum ptpm_action {
 #define PTPM_TLV_MANAGEMENT_ERROR_STATUS	0x0002
 
 /* managementId values used here */
-#define PTPM_ID_NULL_MANAGEMENT		0x0000
 #define PTPM_ID_TIME_STATUS_NP		0xC000
 #define PTPM_ID_GRANDMASTER_SETTINGS_NP	0xC001
 
@@ -71,7 +69,6 @@ enum ptpm_action {
 #define PTPM_FREQ_TRACEABLE	(1 << 5)
 
 /* timeSource values (IEEE 1588-2008 Table 7) */
-#define PTPM_TS_ATOMIC_CLOCK	0x10
 #define PTPM_TS_GPS		0x20
 #define PTPM_TS_INTERNAL_OSC	0xA0
 
@@ -83,7 +80,6 @@ enum ptpm_code {
 	PTPM_E_NO_TLV,		/* no management TLV at all */
 	PTPM_E_TLV_TYPE,	/* a TLV that is neither of the two */
 	PTPM_E_DATA_LEN,	/* data of the wrong size for its id */
-	PTPM_E_BUFFER,		/* the output buffer is too small */
 };
 
 struct ptpm_port_id {

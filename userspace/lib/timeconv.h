@@ -62,9 +62,4 @@ static inline int64_t tai_from_gps(int64_t gps)
 	return gps + GPS_EPOCH_TAI;
 }
 
-static inline int64_t gps_from_tai(int64_t tai)
-{
-	return tai - GPS_EPOCH_TAI;
-}
-
 #endif /* GPSPHC_TIMECONV_H */
