@@ -15,7 +15,11 @@
 
 #define YEARS(secs)	((double)(secs) / (365.2425 * SECS_PER_DAY))
 
-int state_load(const char *path, int64_t *tai)
+/*
+ * 0 and *tai set; -ENOENT if there is no file; other -errno with a
+ * message already printed.
+ */
+static int state_load(const char *path, int64_t *tai)
 {
 	char line[128];
 	int found = 0, ver = 0;
@@ -47,7 +51,7 @@ int state_load(const char *path, int64_t *tai)
 	return 0;
 }
 
-int state_save(const char *path, int64_t tai, const char *utc_text)
+static int state_save(const char *path, int64_t tai, const char *utc_text)
 {
 	size_t n = strlen(path) + 16;
 	char *tmp = malloc(n), *dirc = strdup(path);
@@ -114,7 +118,7 @@ void state_floor(const char *path, const struct leap_table *leap,
 		.not_before = not_before ? *not_before : 0,
 	};
 	char saved[32], anchor[32];
-	int64_t tai, at;
+	int64_t tai = 0, at;
 	bool s60 = false;
 	int off;
 

@@ -26,11 +26,6 @@
 #include "leap.h"
 #include "pipeline.h"
 
-/* 0 and *tai set; -ENOENT if there is no file; other -errno with a
- * message already printed. */
-int state_load(const char *path, int64_t *tai);
-int state_save(const char *path, int64_t tai, const char *utc_text);
-
 /*
  * The era pivot: era_choose_floor() over the build date @build,
  * --not-before (@not_before, NULL when not given; with @replay it replaces

@@ -37,7 +37,8 @@ const char *conf_key_name(enum conf_key k)
 	return (unsigned int)k < CONF_NKEYS ? conf_names[k] : NULL;
 }
 
-bool conf_baud_ok(unsigned long baud)
+/* Is @baud a standard rate (1200..921600)? */
+static bool conf_baud_ok(unsigned long baud)
 {
 	size_t i;
 

@@ -15,7 +15,6 @@
 #ifndef GPSPHC_CONF_H
 #define GPSPHC_CONF_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -93,8 +92,5 @@ int conf_parse(const char *text, size_t len, struct conf *c, struct gp_err *e);
 
 /* The keys set in @over replace those of @c (options over the file). */
 void conf_merge(struct conf *c, const struct conf *over);
-
-/* Is @baud a standard rate (1200..921600)? */
-bool conf_baud_ok(unsigned long baud);
 
 #endif /* GPSPHC_CONF_H */

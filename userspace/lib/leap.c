@@ -32,7 +32,7 @@ static const struct {
 #define BUILTIN_UPDATED	(3992312697LL - NTP_UNIX_OFFSET)	/* 2026-07-06 */
 #define BUILTIN_EXPIRES	(4023129600LL - NTP_UNIX_OFFSET)	/* 2027-06-28 */
 
-const char *leap_src_name(enum leap_src s)
+static const char *leap_src_name(enum leap_src s)
 {
 	switch (s) {
 	case LEAP_SRC_BUILTIN:	return "built-in table";

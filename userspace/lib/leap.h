@@ -108,6 +108,4 @@ int leap_label(const struct leap_table *t, const struct era_result *r,
 void leap_utc_from_tai(const struct leap_table *t, int64_t tai,
 		       int64_t *utc, bool *sec60, int *tai_utc);
 
-const char *leap_src_name(enum leap_src s);
-
 #endif /* GPSPHC_LEAP_H */
