@@ -23,31 +23,24 @@ void gmp_defaults(struct gmp_cfg *c)
 	};
 }
 
-static bool gmp_num(const char *s, size_t len, long long lo, long long hi,
-		    long long *v)
-{
-	char buf[24], *end;
+static const char *const gmp_profiles[] = { NULL, "default", "g8275a", "g8275b", NULL };
+static const char *const gmp_timescales[] = { NULL, "ptp", "arb", NULL };
 
-	if (!len || len >= sizeof(buf))
-		return false;
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	errno = 0;
-	*v = strtoll(buf, &end, 0);
-	return !errno && !*end && *v >= lo && *v <= hi;
-}
-
+/* The keys; profile and timescale take a word, numbered from 1. */
 static const struct gmp_key {
 	const char *name;
+	const char *const *words;	/* NULL-terminated, or NULL: a number */
 	long long lo, hi;
 	const char *what;
 } gmp_keys[] = {
-	{ "holdover", 0, 30 * 86400, "seconds of holdover announced as clockClass 7, 0..2592000" },
-	{ "accuracy", 0x17, 0xFE, "a clockAccuracy, 0x17..0x31 or 0xFE, e.g. 0x21 for 100 ns" },
-	{ "coarse-accuracy", 0x17, 0xFE, "a clockAccuracy, 0x17..0x31 or 0xFE, e.g. 0x2B for 10 ms" },
-	{ "utc-offset", 0, 1000, "TAI - UTC in seconds while none is known, 0..1000" },
-	{ "domain", 0, 255, "ptp4l's domainNumber, 0..255" },
-	{ "refresh", 1, 86400, "seconds between SETs of unchanged settings, 1..86400" },
+	{ "holdover", NULL, 0, 30 * 86400, "seconds of holdover announced as clockClass 7, 0..2592000" },
+	{ "accuracy", NULL, 0x17, 0xFE, "a clockAccuracy, 0x17..0x31 or 0xFE, e.g. 0x21 for 100 ns" },
+	{ "coarse-accuracy", NULL, 0x17, 0xFE, "a clockAccuracy, 0x17..0x31 or 0xFE, e.g. 0x2B for 10 ms" },
+	{ "utc-offset", NULL, 0, 1000, "TAI - UTC in seconds while none is known, 0..1000" },
+	{ "domain", NULL, 0, 255, "ptp4l's domainNumber, 0..255" },
+	{ "refresh", NULL, 1, 86400, "seconds between SETs of unchanged settings, 1..86400" },
+	{ "profile", gmp_profiles, 1, 3, "default (clockClass 248 after holdover), g8275a (52) or g8275b (187)" },
+	{ "timescale", gmp_timescales, 1, 2, "ptp (the grandmaster's clock runs TAI, as a NIC's fed from gpsphc) or arb (it runs UTC: ptp4l with software timestamping)" },
 };
 
 /* Is the @len bytes at @s the word @w? */
@@ -56,15 +49,25 @@ static bool gmp_is(const char *s, size_t len, const char *w)
 	return strlen(w) == len && !strncmp(s, w, len);
 }
 
-/* The index of the @len bytes at @s in @words[1..n-1], 0 if none. */
-static int gmp_word(const char *s, size_t len, const char *const *words, int n)
+/* The value of key @k in the @len bytes at @s: a word's number, or a number. */
+static bool gmp_value(const struct gmp_key *k, const char *s, size_t len,
+		      long long *v)
 {
-	int i;
+	char buf[24], *end;
 
-	for (i = 1; i < n; i++)
-		if (gmp_is(s, len, words[i]))
-			return i;
-	return 0;
+	if (k->words) {
+		for (*v = 1; k->words[*v]; (*v)++)
+			if (gmp_is(s, len, k->words[*v]))
+				return true;
+		return false;
+	}
+	if (!len || len >= sizeof(buf))
+		return false;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	errno = 0;
+	*v = strtoll(buf, &end, 0);
+	return !errno && !*end && *v >= k->lo && *v <= k->hi;
 }
 
 int gmp_parse(const char *spec, struct gmp_cfg *c, struct gp_err *e)
@@ -84,30 +87,6 @@ int gmp_parse(const char *spec, struct gmp_cfg *c, struct gp_err *e)
 		}
 		klen = (size_t)(eq - p);
 		val = eq + 1;
-		if (gmp_is(p, klen, "profile")) {
-			static const char *const w[] = { NULL, "default", "g8275a", "g8275b" };
-			int k = gmp_word(val, len - klen - 1, w, 4);
-
-			if (!k) {
-				gp_err_set(e, 1, "profile \"%.*s\" must be default (clockClass 248 after holdover), g8275a (52) or g8275b (187)",
-					   (int)(len - klen - 1), val);
-				return -1;
-			}
-			c->profile = (enum gmp_profile)k;
-			goto next;
-		}
-		if (gmp_is(p, klen, "timescale")) {
-			static const char *const w[] = { NULL, "ptp", "arb" };
-			int k = gmp_word(val, len - klen - 1, w, 3);
-
-			if (!k) {
-				gp_err_set(e, 1, "timescale \"%.*s\" must be ptp (the grandmaster's clock runs TAI, as a NIC's fed from gpsphc) or arb (it runs UTC: ptp4l with software timestamping)",
-					   (int)(len - klen - 1), val);
-				return -1;
-			}
-			c->arb_timescale = k == 2;
-			goto next;
-		}
 		for (i = 0; i < sizeof(gmp_keys) / sizeof(gmp_keys[0]); i++)
 			if (gmp_is(p, klen, gmp_keys[i].name))
 				break;
@@ -116,7 +95,7 @@ int gmp_parse(const char *spec, struct gmp_cfg *c, struct gp_err *e)
 				   (int)klen, p);
 			return -1;
 		}
-		if (!gmp_num(val, len - klen - 1, gmp_keys[i].lo, gmp_keys[i].hi, &v) ||
+		if (!gmp_value(&gmp_keys[i], val, len - klen - 1, &v) ||
 		    (i >= 1 && i <= 2 && v > 0x31 && v != 0xFE)) {
 			gp_err_set(e, 1, "%s \"%.*s\" must be %s", gmp_keys[i].name,
 				   (int)(len - klen - 1), val, gmp_keys[i].what);
@@ -128,9 +107,10 @@ int gmp_parse(const char *spec, struct gmp_cfg *c, struct gp_err *e)
 		case 2: c->coarse_accuracy = (uint8_t)v; break;
 		case 3: c->utc_offset = (int16_t)v; break;
 		case 4: c->domain = (uint8_t)v; break;
-		default: c->refresh_s = (uint32_t)v; break;
+		case 5: c->refresh_s = (uint32_t)v; break;
+		case 6: c->profile = (enum gmp_profile)v; break;
+		default: c->arb_timescale = v == 2; break;
 		}
-next:
 		p += len;
 		if (*p == ',' && *++p == '\0') {
 			gp_err_set(e, 1, "a comma ends \"%s\": remove it", spec);
