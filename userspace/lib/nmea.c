@@ -448,16 +448,9 @@ int nmea_parse(const char *s, size_t len, struct nmea_msg *m,
 int nmea_parse_checked(const char *s, size_t len, int csum,
 		       struct nmea_msg *m, struct gp_err *e)
 {
-	static const struct {
-		const char *type;
-		enum nmea_kind kind;
-	} std[] = {
-		{ "RMC", NMEA_RMC }, { "ZDA", NMEA_ZDA }, { "GGA", NMEA_GGA },
-		{ "GNS", NMEA_GNS }, { "GLL", NMEA_GLL },
-	};
 	struct ctx c = { .e = e };
 	const struct fld *a;
-	int r;
+	int r, k;
 
 	memset(m, 0, sizeof(*m));
 	gp_err_clear(e);
@@ -465,42 +458,38 @@ int nmea_parse_checked(const char *s, size_t len, int csum,
 		return r;
 	a = &c.f[0];
 	if (a->n == 4 && !memcmp(a->p, "PUBX", 4)) {
-		c.name = "PUBX,04";
 		if (field(&c, 1)->n != 2 || memcmp(field(&c, 1)->p, "04", 2))
 			return gp_err_set(e, NMEA_E_UNSUPPORTED,
 					  "PUBX message other than 04 carries no time for us: ignored");
 		m->kind = NMEA_PUBX04;
 		strcpy(m->talker, "P");
-		return parse_pubx04(&c, m);
-	}
-	if (a->n == 5 && !memcmp(a->p, "PGRMF", 5)) {
-		c.name = "PGRMF";
+	} else if (a->n == 5 && !memcmp(a->p, "PGRMF", 5)) {
 		m->kind = NMEA_PGRMF;
 		strcpy(m->talker, "P");
-		return parse_pgrmf(&c, m);
-	}
-	if (a->n != 5 || a->p[0] < 'A' || a->p[0] > 'Z' || a->p[0] == 'P' ||
-	    a->p[1] < 'A' || a->p[1] > 'Z')
-		return gp_err_set(e, NMEA_E_UNSUPPORTED,
-				  "address \"%.*s\" is not a standard talker sentence we use: ignored",
-				  (int)(a->n < 16 ? a->n : 16), a->p);
-	for (size_t i = 0; i < sizeof(std) / sizeof(std[0]); i++) {
-		if (memcmp(a->p + 2, std[i].type, 3))
-			continue;
-		m->kind = std[i].kind;
+	} else {
+		if (a->n != 5 || a->p[0] < 'A' || a->p[0] > 'Z' || a->p[0] == 'P' ||
+		    a->p[1] < 'A' || a->p[1] > 'Z')
+			return gp_err_set(e, NMEA_E_UNSUPPORTED,
+					  "address \"%.*s\" is not a standard talker sentence we use: ignored",
+					  (int)(a->n < 16 ? a->n : 16), a->p);
+		/* The talker sentences are the kinds RMC to GLL, named by type. */
+		for (k = NMEA_RMC; k <= NMEA_GLL; k++)
+			if (!memcmp(a->p + 2, nmea_kind_name((enum nmea_kind)k), 3))
+				break;
+		if (k > NMEA_GLL)
+			return gp_err_set(e, NMEA_E_UNSUPPORTED,
+					  "sentence type %.3s carries no time we use: ignored",
+					  a->p + 2);
+		m->kind = (enum nmea_kind)k;
 		m->talker[0] = a->p[0];
 		m->talker[1] = a->p[1];
-		c.name = std[i].type;
-		switch (m->kind) {
-		case NMEA_RMC:
-			return parse_rmc(&c, m);
-		case NMEA_ZDA:
-			return parse_zda(&c, m);
-		default:
-			return parse_tod_only(&c, m);
-		}
 	}
-	return gp_err_set(e, NMEA_E_UNSUPPORTED,
-			  "sentence type %.3s carries no time we use: ignored",
-			  a->p + 2);
+	c.name = nmea_kind_name(m->kind);
+	switch (m->kind) {
+	case NMEA_RMC:		return parse_rmc(&c, m);
+	case NMEA_ZDA:		return parse_zda(&c, m);
+	case NMEA_PUBX04:	return parse_pubx04(&c, m);
+	case NMEA_PGRMF:	return parse_pgrmf(&c, m);
+	default:		return parse_tod_only(&c, m);
+	}
 }
