@@ -6,8 +6,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <systemd/sd-daemon.h>
-
 #include "log.h"
 
 /* The daemon's one logging setting, fixed once options are read. */
@@ -15,11 +13,6 @@ static struct {
 	int max_prio;
 	bool journal;
 } log_cfg = { .max_prio = LOG_INFO };
-
-static const char *const log_prefix[] = {
-	SD_EMERG, SD_ALERT, SD_CRIT, SD_ERR, SD_WARNING, SD_NOTICE, SD_INFO,
-	SD_DEBUG,
-};
 
 /* Is stderr the stream $JOURNAL_STREAM ("<dev>:<inode>") names? */
 static bool log_to_journal(void)
@@ -51,12 +44,14 @@ void log_msg(int prio, const char *fmt, ...)
 {
 	char line[2048];
 	va_list ap;
-	int n;
+	int n = 0;
 
 	if (!log_enabled(prio))
 		return;
-	n = snprintf(line, sizeof(line), "%sgpsphcd: ",
-		     log_cfg.journal ? log_prefix[prio & 7] : "");
+	/* The journal's priority prefix: "<3>" is sd-daemon.h's SD_ERR, ... */
+	if (log_cfg.journal)
+		n = snprintf(line, sizeof(line), "<%d>", prio & 7);
+	n += snprintf(line + n, sizeof(line) - (size_t)n, "gpsphcd: ");
 	va_start(ap, fmt);
 	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
 	va_end(ap);
