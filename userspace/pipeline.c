@@ -22,8 +22,7 @@ void pipeline_init(struct pipeline *p, const struct era_floor *floor,
 	memset(p, 0, sizeof(*p));
 	p->leap = *leap;
 	p->assoc = *a;
-	set_pivot(&p->floor, leap, floor->utc);
-	p->pivot = p->floor;
+	set_pivot(&p->pivot, leap, floor->utc);
 	p->pivot_by = floor->by;
 	p->trust_s = PP_TRUST_S;
 	guard_init(&p->guard, guard_n);
@@ -181,7 +180,6 @@ static void label(struct pipeline *p, const struct pp_pending *s)
 	l.utc = s->lab.utc;
 	l.sec60 = s->lab.sec60;
 	l.tai_utc = s->lab.tai_utc;
-	l.behind_weeks = s->behind_weeks;
 	note_leap(p, &l);
 	if (!l.held) {
 		/* the first accepted sentence labels the edge; others cross-check */
@@ -294,7 +292,6 @@ static bool resolve(struct pipeline *p, int64_t t_ns, const char *s,
 		log_msg(LOG_WARNING, "WARNING: %s", e.msg);
 	}
 	out->t_ns = t_ns;
-	out->behind_weeks = r.behind_weeks;
 	return true;
 }
 

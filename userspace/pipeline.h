@@ -64,7 +64,6 @@ struct pp_label {
 	int tai_utc;
 	int leap_pending;	/* +1/-1: a leap second at leap_at_utc */
 	int64_t leap_at_utc;	/* UTC second at which TAI-UTC changes */
-	int64_t behind_weeks;	/* receiver's rollover bug, 0 if none */
 	/*
 	 * The guard holds it: a jump not confirmed yet. The kernel, which
 	 * confirms jumps for the clock (confirm_n), gets it all the same;
@@ -80,7 +79,6 @@ typedef void (*pp_emit_fn)(void *ctx, const struct pp_label *l);
 struct pp_pending {
 	int64_t t_ns;			/* sentence timestamp */
 	struct leap_label lab;
-	int64_t behind_weeks;
 };
 
 /*
@@ -99,8 +97,8 @@ struct pp_pending {
 #define PP_TRUST_S	(15 * 60)
 
 struct pipeline {
-	struct era_pivot floor;		/* build / --not-before / state */
-	struct era_pivot pivot;		/* floor, advanced by last-good */
+	/* the era floor (build, --not-before, state), advanced by last-good */
+	struct era_pivot pivot;
 	enum era_floor_by pivot_by;	/* what set the pivot */
 	struct leap_table leap;
 	struct assoc_cfg assoc;
