@@ -2,6 +2,7 @@
 /* conf.c - gpsphcd's per-instance configuration: see conf.h. */
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,20 +12,27 @@
 #include "timeconv.h"
 
 
-static const char *const conf_names[CONF_NKEYS] = {
-	[CONF_BAUD] = "baud",
-	[CONF_EDGE] = "edge",
-	[CONF_SERVO] = "servo",
-	[CONF_SCALE] = "scale",
-	[CONF_OFFSET] = "offset",
-	[CONF_WINDOW] = "window",
-	[CONF_MARGIN] = "margin",
-	[CONF_GUARD] = "guard",
-	[CONF_STEP_NS] = "step_ns",
-	[CONF_CONFIRM_N] = "confirm_n",
-	[CONF_RX_LATENCY_NS] = "rx_latency_ns",
-	[CONF_NMEA_PTY] = "nmea_pty",
-	[CONF_TRUST_S] = "trust_s",
+/* A key's field in struct conf: where it is and how big. */
+#define CONF_FIELD(f)	offsetof(struct conf, f), sizeof(((struct conf *)0)->f)
+
+/* Each key's name and its field, which conf_merge() copies. */
+static const struct conf_key_info {
+	const char *name;
+	size_t off, size;
+} conf_keys[CONF_NKEYS] = {
+	[CONF_BAUD] = { "baud", CONF_FIELD(baud) },
+	[CONF_EDGE] = { "edge", CONF_FIELD(edge) },
+	[CONF_SERVO] = { "servo", CONF_FIELD(servo) },
+	[CONF_SCALE] = { "scale", CONF_FIELD(scale) },
+	[CONF_OFFSET] = { "offset", CONF_FIELD(offset_ns) },
+	[CONF_WINDOW] = { "window", CONF_FIELD(window_ns) },
+	[CONF_MARGIN] = { "margin", CONF_FIELD(margin_ns) },
+	[CONF_GUARD] = { "guard", CONF_FIELD(guard) },
+	[CONF_STEP_NS] = { "step_ns", CONF_FIELD(step_ns) },
+	[CONF_CONFIRM_N] = { "confirm_n", CONF_FIELD(confirm_n) },
+	[CONF_RX_LATENCY_NS] = { "rx_latency_ns", CONF_FIELD(rx_latency_ns) },
+	[CONF_NMEA_PTY] = { "nmea_pty", CONF_FIELD(nmea_pty) },
+	[CONF_TRUST_S] = { "trust_s", CONF_FIELD(trust_s) },
 };
 
 static const unsigned long conf_bauds[] = {
@@ -34,7 +42,7 @@ static const unsigned long conf_bauds[] = {
 
 const char *conf_key_name(enum conf_key k)
 {
-	return (unsigned int)k < CONF_NKEYS ? conf_names[k] : NULL;
+	return (unsigned int)k < CONF_NKEYS ? conf_keys[k].name : NULL;
 }
 
 /* Is @baud a standard rate (1200..921600)? */
@@ -170,7 +178,7 @@ static enum conf_key conf_lookup(const char *s, size_t n)
 	unsigned int k;
 
 	for (k = 0; k < CONF_NKEYS; k++)
-		if (strlen(conf_names[k]) == n && !memcmp(conf_names[k], s, n))
+		if (strlen(conf_keys[k].name) == n && !memcmp(conf_keys[k].name, s, n))
 			return (enum conf_key)k;
 	return CONF_NKEYS;
 }
@@ -220,19 +228,19 @@ static int conf_line(struct conf *c, const char *s, size_t n,
 	if (c->set & (1u << k))
 		return gp_err_set(e, CONF_E_TWICE,
 				  "line %lu: %s given again (first on line %lu): keep one",
-				  line, conf_names[k], lines[k]);
+				  line, conf_keys[k].name, lines[k]);
 	if (!vn)
 		return gp_err_set(e, CONF_E_VALUE,
-				  "line %lu: %s has no value", line, conf_names[k]);
+				  "line %lu: %s has no value", line, conf_keys[k].name);
 	if (vn >= sizeof(value))
 		return gp_err_set(e, CONF_E_VALUE,
 				  "line %lu: %s: the value \"%.20s...\" is too long",
-				  line, conf_names[k], v0);
+				  line, conf_keys[k].name, v0);
 	memcpy(value, v0, vn);
 	value[vn] = '\0';
 	if (conf_set(c, k, value, &ve))
 		return gp_err_set(e, ve.code, "line %lu: %s %s", line,
-				  conf_names[k], ve.msg);
+				  conf_keys[k].name, ve.msg);
 	lines[k] = line;
 	return CONF_OK;
 }
@@ -261,27 +269,10 @@ void conf_merge(struct conf *c, const struct conf *over)
 {
 	unsigned int k;
 
-	for (k = 0; k < CONF_NKEYS; k++) {
-		if (!(over->set & (1u << k)))
-			continue;
-		switch ((enum conf_key)k) {
-		case CONF_BAUD:		c->baud = over->baud; break;
-		case CONF_EDGE:		c->edge = over->edge; break;
-		case CONF_SERVO:	c->servo = over->servo; break;
-		case CONF_SCALE:	c->scale = over->scale; break;
-		case CONF_OFFSET:	c->offset_ns = over->offset_ns; break;
-		case CONF_WINDOW:	c->window_ns = over->window_ns; break;
-		case CONF_MARGIN:	c->margin_ns = over->margin_ns; break;
-		case CONF_GUARD:	c->guard = over->guard; break;
-		case CONF_STEP_NS:	c->step_ns = over->step_ns; break;
-		case CONF_CONFIRM_N:	c->confirm_n = over->confirm_n; break;
-		case CONF_RX_LATENCY_NS: c->rx_latency_ns = over->rx_latency_ns; break;
-		case CONF_NMEA_PTY:
-			memcpy(c->nmea_pty, over->nmea_pty, sizeof(c->nmea_pty));
-			break;
-		case CONF_TRUST_S:	c->trust_s = over->trust_s; break;
-		case CONF_NKEYS:	break;
-		}
-		c->set |= 1u << k;
-	}
+	for (k = 0; k < CONF_NKEYS; k++)
+		if (over->set & (1u << k))
+			memcpy((char *)c + conf_keys[k].off,
+			       (const char *)over + conf_keys[k].off,
+			       conf_keys[k].size);
+	c->set |= over->set;
 }
