@@ -104,8 +104,7 @@ struct live {
 	uint32_t servo_state;	/* enum gpsphc_servo_state last said */
 	bool stored;		/* the tty is in systemd's fd store */
 	unsigned long labels_good;	/* taken by the kernel, or kept (hold) */
-	int64_t last_tai;
-	bool have_last;
+	bool have_last;		/* a label was taken or kept: a time to save */
 	bool hold;		/* --servo off: labels are printed, not sent */
 	bool refused_busy;	/* EBUSY (servo off) since the last label taken */
 	char ack_msg[256];	/* extack message of the last error */
@@ -687,9 +686,8 @@ static void live_save_state(struct live *l)
 }
 
 /* A label the kernel took, or one kept while it is not sent (hold). */
-static void live_label_good(struct live *l, int64_t tai)
+static void live_label_good(struct live *l)
 {
-	l->last_tai = tai;
 	l->have_last = true;
 	if (++l->labels_good % LIVE_SAVE_EVERY == 1)
 		live_save_state(l);
@@ -734,7 +732,7 @@ static void live_label(void *ctx, const struct pp_label *lab)
 			lab->held ? ", held by the guard: for the kernel to confirm" : "");
 	if (l->hold) {
 		if (!lab->held)
-			live_label_good(l, lab->tai);
+			live_label_good(l);
 		return;
 	}
 	msg = live_msg(l, GPSPHC_CMD_TIME_SET);
@@ -762,7 +760,7 @@ static void live_label(void *ctx, const struct pp_label *lab)
 				what);
 		l->refused_busy = false;
 		if (!lab->held)
-			live_label_good(l, lab->tai);
+			live_label_good(l);
 	} else if (l->ack_err == -EBUSY) {
 		live_label_busy(l, what);
 	}
@@ -929,16 +927,16 @@ static int live_stored_tty(const char *path, int keep)
 		want.st_rdev = 0;
 	for (i = 0; i < n; i++) {
 		int f = SD_LISTEN_FDS_START + i;
+		bool tty = names && names[i] && !strcmp(names[i], "tty");
 
 		if (f == keep)
 			continue;
-		if (fd < 0 && names && names[i] && !strcmp(names[i], "tty") &&
-		    !fstat(f, &st) && S_ISCHR(st.st_mode) &&
+		if (fd < 0 && tty && !fstat(f, &st) && S_ISCHR(st.st_mode) &&
 		    st.st_rdev == want.st_rdev) {
 			fd = f;
 			continue;
 		}
-		if (names && names[i] && !strcmp(names[i], "tty")) {
+		if (tty) {
 			log_msg(LOG_NOTICE, "the tty kept in the file descriptor store is not %s (any more): released",
 				path);
 			sd_notify(0, "FDSTOREREMOVE=1\nFDNAME=tty");
@@ -969,6 +967,7 @@ int live_run(const struct live_opts *o, struct pipeline *p)
 	char path[PATH_MAX];
 	struct nl_cb *cb = NULL;
 	int ret = 1, ld = N_TTY;
+	pthread_t keeper;
 	bool reused;
 
 	if (!realpath(o->device, path)) {
@@ -994,13 +993,9 @@ int live_run(const struct live_opts *o, struct pipeline *p)
 	p->ctx = &l;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	{
-		pthread_t keeper;
-
-		if (pthread_create(&keeper, NULL, live_dcd_keeper, (void *)(intptr_t)l.fd) ||
-		    pthread_detach(keeper))
-			log_msg(LOG_WARNING, "cannot start the DCD interrupt keeper: PPS may be missed on 8250 UARTs");
-	}
+	if (pthread_create(&keeper, NULL, live_dcd_keeper, (void *)(intptr_t)l.fd) ||
+	    pthread_detach(keeper))
+		log_msg(LOG_WARNING, "cannot start the DCD interrupt keeper: PPS may be missed on 8250 UARTs");
 	if (reused)
 		log_msg(LOG_INFO, "%s: took over gpsphc%" PRIu32 " (/dev/ptp%" PRIu32 ", servo %s) from the file descriptor store: the clock stayed in place",
 			o->device, l.dev_id, l.ptp_index,
