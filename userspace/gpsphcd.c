@@ -106,17 +106,13 @@ static bool parse_ll(const char *s, long long lo, long long hi, long long *v)
 
 static bool parse_date(const char *s, int64_t *utc)
 {
-	struct civil c = { 0 };
 	int y, m, d, n = 0;
 
 	if (sscanf(s, "%4d-%2d-%2d%n", &y, &m, &d, &n) != 3 || s[n] ||
 	    strlen(s) != 10 || !civil_date_valid(y, (unsigned int)m,
 						(unsigned int)d))
 		return false;
-	c.year = y;
-	c.month = (unsigned int)m;
-	c.day = (unsigned int)d;
-	*utc = utc_from_civil(&c);
+	*utc = days_from_civil(y, (unsigned int)m, (unsigned int)d) * SECS_PER_DAY;
 	return true;
 }
 
