@@ -216,17 +216,15 @@ int era_resolve(const struct era_pivot *p, const struct nmea_msg *m,
 		return gp_err_set(e, ERA_E_NO_DATE,
 				  "%s carries no date: it cannot label an edge by itself",
 				  nmea_kind_name(m->kind));
-	if (!m->has_week) {
+	if (!m->has_week)
 		ret = era_resolve_date(p, m->year, m->year2, m->month, m->day,
 				       m->hour, m->min, m->sec, r, e);
-		r->nsec = m->nsec;
-		return ret;
-	}
-	ret = era_resolve_week(p, m->week, m->week_mod, m->tow, m->week_utc,
-			       r, e);
-	if (ret)
-		return ret;
+	else
+		ret = era_resolve_week(p, m->week, m->week_mod, m->tow,
+				       m->week_utc, r, e);
 	r->nsec = m->nsec;
+	if (ret || !m->has_week)
+		return ret;
 	if (m->week_utc)
 		return check_date(m, r->utc, r, e);
 	/* PGRMF: UTC from GPS time with the receiver's own leap count */
