@@ -78,8 +78,6 @@ static void on_signal(int sig)
  * it ends, never once per lost event.
  */
 struct live_loss {
-	bool have_pps_seq, have_sent_seq;
-	uint32_t pps_seq, sent_seq;	/* the last seen */
 	bool episode;			/* started, its end not said yet */
 	int64_t start_ns, last_ns;	/* CLOCK_MONOTONIC */
 	unsigned long overflows;	/* ENOBUFS, this episode */
@@ -92,6 +90,8 @@ struct live {
 	int fd;			/* the tty, held open and locked */
 	const char *tty_name;	/* e.g. "ttyS0" */
 	int64_t next_check;	/* CLOCK_MONOTONIC of the next live_check() */
+	bool have_pps_seq, have_sent_seq;
+	uint32_t pps_seq, sent_seq;	/* the last seen, see live_seq() */
 	struct live_loss loss;
 	struct nl_sock *sk;	/* events */
 	struct nl_sock *req;	/* requests: their answers never mix with events */
@@ -564,10 +564,7 @@ static void live_loss_over(struct live *l, int64_t now)
 		l->tty_name, (s->last_ns - s->start_ns) / 1e9, s->edges,
 		s->sentences, s->overflows,
 		s->overflows ? " (each loses an unknown number of events)" : "");
-	*s = (struct live_loss){
-		.have_pps_seq = s->have_pps_seq, .pps_seq = s->pps_seq,
-		.have_sent_seq = s->have_sent_seq, .sent_seq = s->sent_seq,
-	};
+	*s = (struct live_loss){ 0 };
 }
 
 /*
@@ -576,9 +573,8 @@ static void live_loss_over(struct live *l, int64_t now)
  */
 static void live_seq(struct live *l, bool pps, uint32_t seq)
 {
-	struct live_loss *s = &l->loss;
-	bool *have = pps ? &s->have_pps_seq : &s->have_sent_seq;
-	uint32_t *last = pps ? &s->pps_seq : &s->sent_seq;
+	bool *have = pps ? &l->have_pps_seq : &l->have_sent_seq;
+	uint32_t *last = pps ? &l->pps_seq : &l->sent_seq;
 	uint32_t gap = seq - *last - 1;
 
 	/* A step back (not expected) starts the count again. */
