@@ -87,13 +87,34 @@ static void put(struct status_ctx *c, struct json_object *obj,
 #define PUT_I64(o, k, v)	put(c, o, k, json_object_new_int64(v))
 #define PUT_BOOL(o, k, v)	put(c, o, k, json_object_new_boolean(v))
 
+/*
+ * The counters of @tb (up to @max) that @key names, into @j (--json) or
+ * as the rest of a line of text.
+ */
+static void status_counters(struct status_ctx *c, struct json_object *j,
+			    struct nlattr **tb, int max,
+			    const char *(*key)(unsigned int attr))
+{
+	int i;
+
+	for (i = 0; i <= max; i++) {
+		if (!key(i))
+			continue;
+		if (c->json)
+			PUT_U64(j, key(i), u64_or0(tb[i]));
+		else
+			fprintf(c->out, " %s %" PRIu64, key(i), u64_or0(tb[i]));
+	}
+	if (!c->json)
+		fputc('\n', c->out);
+}
+
 /* The servo nest, into @dev (--json) or as text. */
 static void status_servo(struct status_ctx *c, struct json_object *dev,
 			 struct nlattr *nest)
 {
 	struct nlattr *tb[GPSPHC_A_SERVO_MAX + 1] = { 0 };
 	struct json_object *j;
-	int i;
 
 	if (nest)
 		nla_parse_nested(tb, GPSPHC_A_SERVO_MAX, nest, NULL);
@@ -111,9 +132,7 @@ static void status_servo(struct status_ctx *c, struct json_object *dev,
 		PUT_U64(j, "leap_utc", u64_or0(tb[GPSPHC_A_SERVO_LEAP_UTC]));
 		PUT_U64(j, "holdover_s", u64_or0(tb[GPSPHC_A_SERVO_HOLDOVER_S]));
 		PUT_BOOL(j, "coarse", tb[GPSPHC_A_SERVO_COARSE] != NULL);
-		for (i = 0; i <= GPSPHC_A_SERVO_MAX; i++)
-			if (gp_servo_counter_key(i))
-				PUT_U64(j, gp_servo_counter_key(i), u64_or0(tb[i]));
+		status_counters(c, j, tb, GPSPHC_A_SERVO_MAX, gp_servo_counter_key);
 		return;
 	}
 	fprintf(c->out, "  servo %s%s, offset %" PRId64 " ns, rms %" PRIu64
@@ -130,12 +149,8 @@ static void status_servo(struct status_ctx *c, struct json_object *dev,
 	if (u64_or0(tb[GPSPHC_A_SERVO_HOLDOVER_S]))
 		fprintf(c->out, ", in holdover for %" PRIu64 " s",
 			u64_or0(tb[GPSPHC_A_SERVO_HOLDOVER_S]));
-	fputc('\n', c->out);
-	fputs("  servo counters:", c->out);
-	for (i = 0; i <= GPSPHC_A_SERVO_MAX; i++)
-		if (gp_servo_counter_key(i))
-			fprintf(c->out, " %s %" PRIu64, gp_servo_counter_key(i), u64_or0(tb[i]));
-	fputc('\n', c->out);
+	fputs("\n  servo counters:", c->out);
+	status_counters(c, NULL, tb, GPSPHC_A_SERVO_MAX, gp_servo_counter_key);
 }
 
 /* The statistics nest, into @dev (--json) or as text. */
@@ -144,8 +159,6 @@ static void status_stats_print(struct status_ctx *c, struct json_object *dev,
 {
 	struct nlattr *tb[GPSPHC_A_STATS_MAX + 1] = { 0 };
 	struct json_object *j = NULL;
-	const char *key;
-	int i;
 
 	if (nest)
 		nla_parse_nested(tb, GPSPHC_A_STATS_MAX, nest, NULL);
@@ -157,17 +170,7 @@ static void status_stats_print(struct status_ctx *c, struct json_object *dev,
 	} else {
 		fputs("  counters:", c->out);
 	}
-	for (i = 0; i <= GPSPHC_A_STATS_MAX; i++) {
-		key = gp_stats_key(i);
-		if (!key)
-			continue;
-		if (c->json)
-			PUT_U64(j, key, u64_or0(tb[i]));
-		else
-			fprintf(c->out, " %s %" PRIu64, key, u64_or0(tb[i]));
-	}
-	if (!c->json)
-		fputc('\n', c->out);
+	status_counters(c, j, tb, GPSPHC_A_STATS_MAX, gp_stats_key);
 }
 
 static int status_dev_cb(struct nl_msg *msg, void *arg)
