@@ -4,6 +4,7 @@
  */
 #include <string.h>
 
+#include <nettle/macros.h>
 #include <nettle/sha1.h>
 
 #include "leap.h"
@@ -191,9 +192,7 @@ int leap_parse_list(const char *text, size_t len, struct leap_table *t,
 				  "leap-seconds.list has no \"#h\" hash line: cannot verify it; install a current tzdata");
 	sha1_digest(&lp.sha, sizeof(dig), dig);
 	for (int i = 0; i < 5; i++) {
-		uint32_t got = (uint32_t)dig[4 * i] << 24 |
-			       (uint32_t)dig[4 * i + 1] << 16 |
-			       (uint32_t)dig[4 * i + 2] << 8 | dig[4 * i + 3];
+		uint32_t got = READ_UINT32(dig + 4 * i);	/* big-endian */
 
 		if (got != want[i])
 			return gp_err_set(e, LEAP_E_BAD_HASH,
