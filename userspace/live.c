@@ -42,10 +42,6 @@
 #include "state.h"
 #include "timeconv.h"
 
-#ifndef SOL_NETLINK
-#define SOL_NETLINK 270
-#endif
-
 static volatile sig_atomic_t live_stop;
 
 static void on_signal(int sig)

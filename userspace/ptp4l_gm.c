@@ -8,7 +8,6 @@
  * SET only on this socket and answers it with a RESPONSE that carries the
  * settings it now has; that echo is the acknowledgement.
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>

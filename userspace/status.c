@@ -20,7 +20,6 @@
  * RFC 8259 asks), written whole or not at all: a dump that fails halfway
  * prints nothing on stdout, the reason on stderr, and exits 1.
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
