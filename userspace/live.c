@@ -836,14 +836,6 @@ static int live_event_cb(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
-/* Events are not answers to our requests: their sequence numbers are 0. */
-static int live_no_seq_check(struct nl_msg *msg, void *arg)
-{
-	(void)msg;
-	(void)arg;
-	return NL_OK;
-}
-
 /*
  * Is the device still this process's? Another process may have replaced
  * the discipline (TIOCSETD), or detached it and attached it again (a new
@@ -885,12 +877,12 @@ static int live_check(struct live *l)
  * overflow (ENOBUFS, which libnl calls NLE_NOMEM) shows as POLLERR, with
  * or without POLLIN, and reading is what clears it.
  */
-static void live_read_events(struct live *l, struct nl_cb *cb)
+static void live_read_events(struct live *l)
 {
 	int i, err;
 
 	for (i = 0; i < LIVE_READ_MAX; i++) {
-		err = nl_recvmsgs(l->sk, cb);
+		err = nl_recvmsgs_default(l->sk);
 		if (err == -NLE_AGAIN)
 			return;
 		if (err == -NLE_NOMEM)
@@ -957,7 +949,6 @@ int live_run(const struct live_opts *o, struct pipeline *p)
 	struct live l = { .o = o, .p = p };
 	struct sigaction sa = { .sa_handler = on_signal };
 	char path[PATH_MAX];
-	struct nl_cb *cb = NULL;
 	int ret = 1, ld = N_TTY;
 	pthread_t keeper;
 	bool reused;
@@ -976,11 +967,9 @@ int live_run(const struct live_opts *o, struct pipeline *p)
 	l.stored = reused || live_store(l.fd);
 	if (live_setup_netlink(&l))
 		goto out_detach;
-	cb = nl_cb_alloc(NL_CB_DEFAULT);
-	if (!cb)
-		goto out_detach;
-	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, live_event_cb, &l);
-	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, live_no_seq_check, NULL);
+	/* Events are not answers to our requests: their sequence numbers are 0. */
+	nl_socket_disable_seq_check(l.sk);
+	nl_socket_modify_cb(l.sk, NL_CB_VALID, NL_CB_CUSTOM, live_event_cb, &l);
 	p->emit = live_label;
 	p->ctx = &l;
 	sigaction(SIGINT, &sa, NULL);
@@ -1031,7 +1020,7 @@ int live_run(const struct live_opts *o, struct pipeline *p)
 			goto out_detach;
 		}
 		if (pfd[0].revents & (POLLIN | POLLERR))
-			live_read_events(&l, cb);
+			live_read_events(&l);
 	}
 	ret = 0;
 	sd_notify(0, "STOPPING=1");
@@ -1057,8 +1046,6 @@ out_release:
 		sd_notify(0, "FDSTOREREMOVE=1\nFDNAME=tty");
 out_close:
 	close(l.fd);
-	if (cb)
-		nl_cb_put(cb);
 	nl_socket_free(l.sk);
 	nl_socket_free(l.req);
 	return ret;
