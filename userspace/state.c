@@ -83,11 +83,7 @@ static int state_save(const char *path, int64_t tai, const char *utc_text)
 		fclose(f);
 		goto out_unlink;
 	}
-	if (fclose(f)) {
-		ret = -errno;
-		goto out_unlink;
-	}
-	if (rename(tmp, path)) {
+	if (fclose(f) || rename(tmp, path)) {
 		ret = -errno;
 		goto out_unlink;
 	}
