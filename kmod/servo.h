@@ -80,7 +80,7 @@
 /* Consecutive offsets within lock_ns that make LOCKING become LOCKED. */
 #define GPSPHC_SERVO_LOCK_EDGES		4
 /* Filters in the loop's bank (servo_loop.c) */
-#define GPSPHC_SERVO_MODELS		4
+#define GPSPHC_SERVO_MODELS		5
 /* Largest max_ppb accepted: 1000 ppm. */
 #define GPSPHC_SERVO_MAX_PPB_LIMIT	1000000
 /* adj units per ppb */
@@ -317,8 +317,9 @@ struct gpsphc_servo_confirm {
  * @a: its estimate of the true raw time of the bank's anchor edge less
  *	the measured one, 2^-16 ns.
  * @p: its estimate of the pulses' period, raw ns per second, 2^-16 ns.
- * @score: mean square of its prediction errors, ns^2, forgotten 1/16 per
- *	edge.
+ * @score: mean square of its prediction errors, ns^2, forgotten 1/256
+ *	per edge: which filter steers.
+ * @fast: the same, forgotten 1/16 per edge: which filter fell behind.
  * @n: edges in its least-squares start (see servo_loop.c); 0 once it
  *	runs on its steady-state gains.
  */
@@ -326,6 +327,7 @@ struct gpsphc_servo_model {
 	s64 a;
 	s64 p;
 	u64 score;
+	u64 fast;
 	u32 n;
 };
 
@@ -343,7 +345,7 @@ struct gpsphc_servo_model {
  *	@anchor_num - 1 only.
  * @prev_num: its edge number.
  * @prev_ok: @prev_raw is valid.
- * @scored: edges in the scores, up to 16.
+ * @scored: edges in the scores, up to 256.
  * @r: the edges' capture noise, ns^2: from second differences of
  *	consecutive edges' raw times, forgotten 1/64 per edge.
  * @r_n: edges in @r, up to 64.

@@ -47,8 +47,15 @@
 #define SV_KF_MAX_GAP		65536U
 /* Least-squares starts end here, whatever the steady-state gains */
 #define SV_KF_LS_MAX		1048576U
-/* Scores forget 1/16 per edge; the noise estimate 1/64 */
-#define SV_KF_SCORE_EDGES	16U
+/*
+ * Scores forget 1/256 per edge: the filters' predictions differ by far
+ * less than the capture noise, which is the same in every score and
+ * cancels from their comparison, but what is left takes a few hundred
+ * edges to tell filters apart. The short scores, 1/16, only tell a
+ * filter that fell far behind. The noise estimate forgets 1/64.
+ */
+#define SV_KF_SCORE_EDGES	256U
+#define SV_KF_FAST_EDGES	16U
 #define SV_KF_R_EDGES		64U
 /* Second differences beyond this many sigmas are clipped in r */
 #define SV_KF_R_CLIP		3U
@@ -61,7 +68,7 @@
  * Each filter's rate noise q: 2^n ppb^2 per second, from a crystal that
  * wanders by 0.01 ppb a second to one that moves by ppb a second.
  */
-static const int sv_kf_log2_q[GPSPHC_SERVO_MODELS] = { -13, -7, -1, 5 };
+static const int sv_kf_log2_q[GPSPHC_SERVO_MODELS] = { -13, -7, -1, 5, 11 };
 
 /*
  * The steady-state phase gain alpha (2^-32) of the filter for q / r =
@@ -278,11 +285,14 @@ static void sv_kf_take(struct gpsphc_servo *s,
 	u64 alpha, alpha_best = 0;
 	u32 i, n;
 
+	u64 sq;
+
 	if (b->scored < SV_KF_SCORE_EDGES)
 		b->scored++;
 	for (i = 0; i < GPSPHC_SERVO_MODELS; i++) {
-		sv_mean_add(&b->m[i].score, sv_sq(y[i]), b->scored,
-			    SV_KF_SCORE_EDGES);
+		sq = sv_sq(y[i]);
+		sv_mean_add(&b->m[i].score, sq, b->scored, SV_KF_SCORE_EDGES);
+		sv_mean_add(&b->m[i].fast, sq, b->scored, SV_KF_FAST_EDGES);
 		sv_kf_update(&b->m[i], y[i], sv_kf_alpha_ss(b, i));
 	}
 	if (b->prev_ok && rec->num == b->anchor_num + 1)
@@ -294,10 +304,10 @@ static void sv_kf_take(struct gpsphc_servo *s,
 		if (b->m[i].score < b->m[b->best].score)
 			b->best = i;
 	best = &b->m[b->best];
-	if (b->scored < SV_KF_SCORE_EDGES)
+	if (b->scored < SV_KF_FAST_EDGES)
 		return;
 	for (i = 0; i < GPSPHC_SERVO_MODELS; i++) {
-		if (b->m[i].score / SV_KF_WORSE <= best->score)
+		if (b->m[i].fast / SV_KF_WORSE <= best->fast)
 			continue;
 		if (!alpha_best) {
 			alpha = best->n ? 0 : sv_kf_alpha_ss(b, b->best);
@@ -339,7 +349,7 @@ static u64 sv_outlier_bound(const struct gpsphc_servo *s, u64 g)
 	const struct gpsphc_servo_input_cfg *ic = sv_icfg(s);
 	const struct gpsphc_servo_bank *b = &s->bank;
 	int lq = sv_kf_log2_q[b->best];
-	u64 sigma = int_sqrt64(b->m[b->best].score), g3;
+	u64 sigma = int_sqrt64(b->m[b->best].fast), g3;
 
 	if (g > 1) {
 		g3 = g * g * g;
