@@ -80,7 +80,7 @@
 /* Consecutive offsets within lock_ns that make LOCKING become LOCKED. */
 #define GPSPHC_SERVO_LOCK_EDGES		4
 /* Filters in the loop's bank (servo_loop.c) */
-#define GPSPHC_SERVO_MODELS		5
+#define GPSPHC_SERVO_MODELS		6
 /* Largest max_ppb accepted: 1000 ppm. */
 #define GPSPHC_SERVO_MAX_PPB_LIMIT	1000000
 /* adj units per ppb */

@@ -45,7 +45,7 @@
 #define SV_KF_P_MAX		((s64)(SV_NSEC + 1000000) << 16)
 /* Seconds between edges the filters take, at most; else they start again */
 #define SV_KF_MAX_GAP		65536U
-/* Least-squares starts end here, whatever the steady-state gains */
+/* Least-squares lines forget beyond this many edges */
 #define SV_KF_LS_MAX		1048576U
 /*
  * Scores forget 1/256 per edge: the filters' predictions differ by far
@@ -64,11 +64,17 @@
 /* Offsets within this many sigmas of the capture noise count as locked */
 #define SV_LOCK_SIGMAS		3U
 
+/* No rate noise at all: a least-squares line through every edge */
+#define SV_KF_Q_NONE		(-64)
+
 /*
- * Each filter's rate noise q: 2^n ppb^2 per second, from a crystal that
- * wanders by 0.01 ppb a second to one that moves by ppb a second.
+ * Each filter's rate noise q: 2^n ppb^2 per second, from a rate that
+ * never moves, or a crystal that wanders by 0.01 ppb a second, to one
+ * that moves by 10 ppb a second.
  */
-static const int sv_kf_log2_q[GPSPHC_SERVO_MODELS] = { -13, -7, -1, 5, 11 };
+static const int sv_kf_log2_q[GPSPHC_SERVO_MODELS] = {
+	SV_KF_Q_NONE, -7, -2, 3, 7, 11,
+};
 
 /*
  * The steady-state phase gain alpha (2^-32) of the filter for q / r =
@@ -156,7 +162,8 @@ static u64 sv_kf_alpha_ss(const struct gpsphc_servo_bank *b, u32 i)
 	if (b->r_n < GPSPHC_SERVO_LOCK_EDGES)
 		return 0;
 	j = fls64(b->r | 1) - 1 - sv_kf_log2_q[i];
-	return sv_kf_alpha[clamp(j, 0, 63)];
+	/* Beyond the table alpha is below 2^-15: a least-squares line. */
+	return j > 63 ? 0 : sv_kf_alpha[max(j, 0)];
 }
 
 /*
@@ -170,10 +177,10 @@ static void sv_kf_update(struct gpsphc_servo_model *m, s64 y, u64 alpha_ss)
 	u64 alpha = alpha_ss, beta, k, kk;
 
 	if (m->n) {
-		k = m->n + 1;
+		k = min(m->n + 1, SV_KF_LS_MAX);
 		kk = k * (k + 1);
 		alpha = div64_u64((4 * k - 2) << 32, kk);
-		if (alpha > alpha_ss && k < SV_KF_LS_MAX) {
+		if (alpha > alpha_ss) {
 			beta = div64_u64(6ULL << 32, kk);
 			m->n = k;
 			goto take;
@@ -300,6 +307,7 @@ static void sv_kf_take(struct gpsphc_servo *s,
 			       (s64)(b->anchor_raw - b->prev_raw));
 	sv_kf_anchor(b, rec);
 
+	b->best = 0;
 	for (i = 1; i < GPSPHC_SERVO_MODELS; i++)
 		if (b->m[i].score < b->m[b->best].score)
 			b->best = i;
@@ -351,7 +359,7 @@ static u64 sv_outlier_bound(const struct gpsphc_servo *s, u64 g)
 	int lq = sv_kf_log2_q[b->best];
 	u64 sigma = int_sqrt64(b->m[b->best].fast), g3;
 
-	if (g > 1) {
+	if (g > 1 && lq != SV_KF_Q_NONE) {
 		g3 = g * g * g;
 		g3 = lq < 0 ? g3 >> -lq : g3 << lq;
 		sigma += int_sqrt64(div_u64(g3, 3));
