@@ -49,7 +49,7 @@ void gpsphc_servo_default_cfg(struct gpsphc_servo_cfg *cfg)
 {
 	*cfg = (struct gpsphc_servo_cfg){
 		.pps = {
-			.outlier_k = 5,
+			.outlier_k = 4,
 			.outlier_min_ns = 5000,
 			.lock_ns = 10000,
 		},

@@ -48,10 +48,13 @@
  * - %GPSPHC_SERVO_UNLOCKED: no label yet (or since gpsphc_servo_reset()).
  *   Edges are counted and kept, the clock is left alone.
  * - %GPSPHC_SERVO_LOCKING: labelled; the loop runs and any offset above
- *   &gpsphc_servo_cfg.step_threshold_ns is stepped.
+ *   &gpsphc_servo_cfg.step_threshold_ns, or too large for max_ppb to take
+ *   out by the next edge, is stepped.
  * - %GPSPHC_SERVO_LOCKED: the last %GPSPHC_SERVO_LOCK_EDGES offsets were
  *   within the input's lock_ns (or the input's own noise, if larger).
- *   Outliers are rejected.
+ *
+ * In every labelled state, edges far from where the loop predicts them
+ * are rejected as outliers (see &gpsphc_servo_input_cfg.outlier_k).
  * - %GPSPHC_SERVO_HOLDOVER: no edge for holdover_timeout_ns: the clock
  *   keeps the loop's estimate of the pulses' rate. The next edge resumes
  *   the state before the loss (LOCKED or LOCKING) if it is where the loop
@@ -99,10 +102,11 @@ enum gpsphc_servo_input {
 
 /**
  * struct gpsphc_servo_input_cfg - loop settings for one kind of input
- * @outlier_k: in LOCKED and HOLDOVER, an edge further than @outlier_k
- *	times the RMS of the loop's recent prediction errors from where
- *	every filter predicts it (and beyond @outlier_min_ns) is rejected;
- *	0 disables outlier rejection. At most 1000.
+ * @outlier_k: an edge further than @outlier_k times the RMS of the
+ *	loop's recent prediction errors from where every filter predicts it
+ *	(and beyond @outlier_min_ns) is rejected, in any state once the
+ *	filters have taken two edges; 0 disables outlier rejection. At most
+ *	1000.
  * @outlier_min_ns: prediction errors within this are never outliers.
  * @lock_ns: offsets within this count towards LOCKED.
  */
@@ -118,7 +122,8 @@ struct gpsphc_servo_input_cfg {
  * @coarse: loop settings for sentence starts (coarse mode).
  * @step_threshold_ns: while LOCKING (after the first label, after a
  *	relock, after holdover), an offset above this is stepped rather
- *	than slewed. In LOCKED a large offset is first an outlier, and is
+ *	than slewed (and so is a smaller one that max_ppb cannot take out
+ *	by the next edge). In LOCKED a large offset is first an outlier, and is
  *	stepped only if @outlier_max more in a row follow it. Whole-second
  *	errors are never stepped from offsets: only labels move the count.
  * @max_ppb: largest rate correction, ppb (the clock's max_adj); at most
@@ -446,8 +451,8 @@ struct gpsphc_servo {
  * gpsphc_servo_default_cfg() - fill in the default settings
  * @cfg: the settings to fill.
  *
- * PPS: outliers beyond 5 x the RMS prediction error and 5 us, lock
- * within 10 us. Coarse: outliers beyond 5 x RMS and 20 ms, lock within
+ * PPS: outliers beyond 4 x the RMS prediction error and 5 us, lock
+ * within 10 us. Coarse: outliers beyond 4 x RMS and 20 ms, lock within
  * 20 ms. Step threshold 20 ms, 500 ppm, 3 outliers before a relock, 3
  * confirmations, holdover after 2.5 s, no receiver latency, sentence gap
  * 200 ms, coarse inputs after 600 s without PPS.

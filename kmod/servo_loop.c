@@ -61,6 +61,12 @@
 #define SV_KF_R_CLIP		3U
 /* A filter whose score is this many times the best one's restarts from it */
 #define SV_KF_WORSE		4U
+/*
+ * Edges the filters scored before they screen: two prediction errors
+ * already bound a latency spike of tens of microseconds, and one taken
+ * into a line of a few edges stays in it for hundreds.
+ */
+#define SV_KF_SCREEN_EDGES	2U
 /* Offsets within this many sigmas of the capture noise count as locked */
 #define SV_LOCK_SIGMAS		3U
 
@@ -280,59 +286,57 @@ static void sv_kf_noise(struct gpsphc_servo_bank *b, s64 d2)
 
 /*
  * Every filter takes the edge @rec, @y[i] off its prediction: scores,
- * updates, the noise, the steering filter; and a filter far worse than
- * that one restarts from it, with as much memory as its gains imply
- * (alpha is about 4 / k for a least-squares line through k points).
+ * updates, the noise. A filter whose short score is far worse than the
+ * best short score (the rate stepped, a ramp began: it fell behind)
+ * restarts from the filter that scored it, with as much memory as that
+ * one's gains imply (alpha is about 4 / k for a line through k points).
+ * Then the steering filter: the lowest long score.
  */
 static void sv_kf_take(struct gpsphc_servo *s,
 		       const struct gpsphc_servo_edge_rec *rec, const s64 *y)
 {
 	struct gpsphc_servo_bank *b = &s->bank;
-	struct gpsphc_servo_model *best;
-	u64 alpha, alpha_best = 0;
-	u32 i, n;
-
+	struct gpsphc_servo_model *q;
+	u32 i, n, quick = 0;
 	u64 sq;
 
 	if (b->scored < SV_KF_SCORE_EDGES)
 		b->scored++;
 	for (i = 0; i < GPSPHC_SERVO_MODELS; i++) {
 		sq = sv_sq(y[i]);
-		sv_mean_add(&b->m[i].score, sq, b->scored, SV_KF_SCORE_EDGES);
 		sv_mean_add(&b->m[i].fast, sq, b->scored, SV_KF_FAST_EDGES);
+		sv_mean_add(&b->m[i].score, sq, b->scored, SV_KF_SCORE_EDGES);
 		sv_kf_update(&b->m[i], y[i], sv_kf_alpha_ss(b, i));
+		if (b->m[i].fast < b->m[quick].fast)
+			quick = i;
 	}
 	if (b->prev_ok && rec->num == b->anchor_num + 1)
 		sv_kf_noise(b, (s64)(rec->raw - b->anchor_raw) -
 			       (s64)(b->anchor_raw - b->prev_raw));
 	sv_kf_anchor(b, rec);
 
+	q = &b->m[quick];
+	n = q->n ? q->n : (u32)div64_u64(4 * SV_ONE,
+					 sv_kf_alpha_ss(b, quick) | 1);
+	for (i = 0; b->scored >= SV_KF_FAST_EDGES &&
+		    i < GPSPHC_SERVO_MODELS; i++) {
+		if (b->m[i].fast / SV_KF_WORSE <= q->fast)
+			continue;
+		b->m[i] = *q;
+		b->m[i].n = max(n, 2U);
+	}
 	b->best = 0;
 	for (i = 1; i < GPSPHC_SERVO_MODELS; i++)
 		if (b->m[i].score < b->m[b->best].score)
 			b->best = i;
-	best = &b->m[b->best];
-	if (b->scored < SV_KF_FAST_EDGES)
-		return;
-	for (i = 0; i < GPSPHC_SERVO_MODELS; i++) {
-		if (b->m[i].fast / SV_KF_WORSE <= best->fast)
-			continue;
-		if (!alpha_best) {
-			alpha = best->n ? 0 : sv_kf_alpha_ss(b, b->best);
-			alpha_best = alpha ? alpha : SV_ONE;
-			n = best->n ? best->n :
-				(u32)div64_u64(4 * SV_ONE, alpha_best);
-		}
-		b->m[i] = *best;
-		b->m[i].n = max(n, 2U);
-	}
 }
 
 /*
  * Make the clock, which read TAI + @off at the edge, read the next second
- * @span (2^-16 ns of raw time) after it: by rate, within max_ppb.
+ * @span (2^-16 ns of raw time) after it: by rate, within max_ppb. False
+ * if that takes more than max_ppb.
  */
-static void sv_steer(struct gpsphc_servo *s, s64 off, s64 span,
+static bool sv_steer(struct gpsphc_servo *s, s64 off, s64 span,
 		     struct gpsphc_servo_out *out)
 {
 	s64 gap, n, adj;
@@ -345,6 +349,7 @@ static void sv_steer(struct gpsphc_servo *s, s64 off, s64 span,
 						  (u64)SV_NSEC << 16, span),
 			 SV_OFF_LIMIT << 16);
 	sv_set_adj(s, n < 0 ? -adj : adj, out);
+	return adj <= sv_max_adj(s);
 }
 
 /*
@@ -399,15 +404,18 @@ void gpsphc_sv_enter_holdover(struct gpsphc_servo *s,
 /*
  * Is the edge, @near (ns) from the nearest prediction, to be taken?
  * False if it is rejected as an outlier. In HOLDOVER, an edge where the
- * filters expect it resumes the state before the loss; in HOLDOVER and
- * LOCKED, one beyond the outlier bound is rejected, up to outlier_max in
- * a row, then the loop relocks; so does an edge back from holdover with
- * an offset above the step threshold (LOCKING steps it).
+ * filters expect it resumes the state before the loss. Once the filters
+ * have scored a few edges, one beyond the outlier bound is rejected, in
+ * any state, up to outlier_max in a row, then the loop relocks; so does
+ * an edge back from holdover with an offset above the step threshold
+ * (LOCKING steps it). The filters model the pulses, not the clock: an
+ * edge far from their prediction is a latency spike whether or not the
+ * clock has converged yet.
  */
 static bool sv_screen(struct gpsphc_servo *s, s64 off, u64 near, u64 g,
 		      struct gpsphc_servo_out *out)
 {
-	bool known = s->bank.scored >= GPSPHC_SERVO_LOCK_EDGES;
+	bool known = s->bank.scored >= SV_KF_SCREEN_EDGES;
 	bool suspect = sv_icfg(s)->outlier_k &&
 		       near > sv_outlier_bound(s, g);
 
@@ -421,7 +429,7 @@ static bool sv_screen(struct gpsphc_servo *s, s64 off, u64 near, u64 g,
 			gpsphc_sv_relock(s);
 			return true;
 		}
-	} else if (s->state != GPSPHC_SERVO_LOCKED || !suspect) {
+	} else if (!known || !suspect) {
 		s->rejects = 0;
 		return true;
 	}
@@ -476,7 +484,15 @@ void gpsphc_sv_loop(struct gpsphc_servo *s,
 	m = &b->m[b->best];
 	s->freq = gpsphc_sv_period_freq(s, m->p);
 
-	if (s->state == GPSPHC_SERVO_LOCKING && sv_mag(off) > s->cfg.step_threshold_ns) {
+	/*
+	 * LOCKING: an offset above the step threshold, or one the rate
+	 * cannot take out by the next edge while the pulses' own rate is
+	 * within max_ppb, is stepped.
+	 */
+	if (s->state == GPSPHC_SERVO_LOCKING &&
+	    (sv_mag(off) > s->cfg.step_threshold_ns ||
+	     (!sv_steer(s, off, m->a + m->p, out) &&
+	      sv_mag(s->freq) < (u64)sv_max_adj(s)))) {
 		gpsphc_sv_step(s, sv_sat_sub(0, off), out);
 		sv_steer(s, 0, m->a + m->p, out);
 		return;
