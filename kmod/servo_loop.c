@@ -57,6 +57,13 @@
 #define SV_KF_SCORE_EDGES	256U
 #define SV_KF_FAST_EDGES	16U
 #define SV_KF_R_EDGES		64U
+/*
+ * Until the long scores have all their edges, a filter steers only if
+ * its score beats a steadier one's by SV_KF_EARLY / edges scored: in
+ * noise alone the steadier filter is the better one, and scores of a few
+ * dozen edges differ by that much by chance.
+ */
+#define SV_KF_EARLY		4U
 /* Second differences beyond this many sigmas are clipped in r */
 #define SV_KF_R_CLIP		3U
 /* A filter whose score is this many times the best one's restarts from it */
@@ -75,11 +82,11 @@
 
 /*
  * Each filter's rate noise q: 2^n ppb^2 per second, from a rate that
- * never moves, or a crystal that wanders by 0.01 ppb a second, to one
- * that moves by 10 ppb a second.
+ * never moves, or a crystal that wanders by 0.1 ppb a second, to one
+ * that moves by 90 ppb a second (a step of the rate).
  */
 static const int sv_kf_log2_q[GPSPHC_SERVO_MODELS] = {
-	SV_KF_Q_NONE, -7, -2, 3, 7, 11,
+	SV_KF_Q_NONE, -6, 0, 5, 9, 13,
 };
 
 /*
@@ -276,7 +283,7 @@ static void sv_kf_noise(struct gpsphc_servo_bank *b, s64 d2)
 	u64 m = min_t(u64, sv_mag(d2), 1ULL << 30);
 	u64 sq = div_u64(m * m, 6);
 
-	if (b->r_n >= GPSPHC_SERVO_LOCK_EDGES &&
+	if (b->r_n >= SV_KF_FAST_EDGES &&
 	    sq > SV_KF_R_CLIP * SV_KF_R_CLIP * b->r)
 		sq = SV_KF_R_CLIP * SV_KF_R_CLIP * b->r;
 	if (b->r_n < SV_KF_R_EDGES)
@@ -326,9 +333,13 @@ static void sv_kf_take(struct gpsphc_servo *s,
 		b->m[i].n = max(n, 2U);
 	}
 	b->best = 0;
-	for (i = 1; i < GPSPHC_SERVO_MODELS; i++)
-		if (b->m[i].score < b->m[b->best].score)
+	for (i = 1; i < GPSPHC_SERVO_MODELS; i++) {
+		sq = b->m[i].score;
+		if (b->scored < SV_KF_SCORE_EDGES)
+			sq += div_u64(sq * SV_KF_EARLY, b->scored);
+		if (sq < b->m[b->best].score)
 			b->best = i;
+	}
 }
 
 /*
