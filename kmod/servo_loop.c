@@ -37,9 +37,9 @@
 /* Offsets kept for the RMS */
 #define SV_RMS_LIMIT		268435456		/* 2^28 */
 /* A gain of 1 */
-#define SV_ONE			(1ULL << 32)
+#define SV_ONE			4294967296ULL		/* 2^32 */
 /* Prediction errors, 2^-16 ns */
-#define SV_KF_Y_LIMIT		(1LL << 47)
+#define SV_KF_Y_LIMIT		140737488355328LL	/* 2^47 */
 /* Periods, 2^-16 ns: within 1e6 ppb of a second */
 #define SV_KF_P_MIN		((s64)(SV_NSEC - 1000000) << 16)
 #define SV_KF_P_MAX		((s64)(SV_NSEC + 1000000) << 16)
@@ -325,9 +325,9 @@ static void sv_kf_take(struct gpsphc_servo *s,
 	q = &b->m[quick];
 	n = q->n ? q->n : (u32)div64_u64(4 * SV_ONE,
 					 sv_kf_alpha_ss(b, quick) | 1);
-	for (i = 0; b->scored >= SV_KF_FAST_EDGES &&
-		    i < GPSPHC_SERVO_MODELS; i++) {
-		if (b->m[i].fast / SV_KF_WORSE <= q->fast)
+	for (i = 0; i < GPSPHC_SERVO_MODELS; i++) {
+		if (b->scored < SV_KF_FAST_EDGES ||
+		    b->m[i].fast / SV_KF_WORSE <= q->fast)
 			continue;
 		b->m[i] = *q;
 		b->m[i].n = max(n, 2U);
