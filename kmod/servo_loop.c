@@ -364,23 +364,28 @@ static bool sv_steer(struct gpsphc_servo *s, s64 off, s64 span,
 }
 
 /*
- * How far an edge may be from every filter's prediction before it is an
- * outlier: outlier_k times the steering filter's RMS prediction error,
- * plus what its rate noise adds over a gap of @g seconds (q g^3 / 3).
+ * Is an edge @near ns from the nearest prediction an outlier? Beyond
+ * outlier_k times the steering filter's RMS prediction error, plus what
+ * its rate noise adds over a gap of @g seconds (q g^3 / 3), and beyond
+ * outlier_min_ns. Squares, not roots, on the usual edge a second after
+ * the last: this runs in the interrupt.
  */
-static u64 sv_outlier_bound(const struct gpsphc_servo *s, u64 g)
+static bool sv_outlier(const struct gpsphc_servo *s, u64 near, u64 g)
 {
 	const struct gpsphc_servo_input_cfg *ic = sv_icfg(s);
 	const struct gpsphc_servo_bank *b = &s->bank;
+	u64 var = b->m[b->best].fast, k = ic->outlier_k, g3;
 	int lq = sv_kf_log2_q[b->best];
-	u64 sigma = int_sqrt64(b->m[b->best].fast), g3;
 
+	if (!k || near <= ic->outlier_min_ns)
+		return false;
 	if (g > 1 && lq != SV_KF_Q_NONE) {
 		g3 = g * g * g;
 		g3 = lq < 0 ? g3 >> -lq : g3 << lq;
-		sigma += int_sqrt64(div_u64(g3, 3));
+		return near > k * (int_sqrt64(var) + int_sqrt64(div_u64(g3, 3)));
 	}
-	return max_t(u64, ic->outlier_min_ns, ic->outlier_k * sigma);
+	near = min_t(u64, near, 1ULL << 31);
+	return div64_u64(near * near, k * k) > var;
 }
 
 void gpsphc_sv_step(struct gpsphc_servo *s, s64 delta,
@@ -427,8 +432,7 @@ static bool sv_screen(struct gpsphc_servo *s, s64 off, u64 near, u64 g,
 		      struct gpsphc_servo_out *out)
 {
 	bool known = s->bank.scored >= SV_KF_SCREEN_EDGES;
-	bool suspect = sv_icfg(s)->outlier_k &&
-		       near > sv_outlier_bound(s, g);
+	bool suspect = sv_outlier(s, near, g);
 
 	if (s->state == GPSPHC_SERVO_HOLDOVER) {
 		if (known && !suspect) {
@@ -463,7 +467,7 @@ void gpsphc_sv_loop(struct gpsphc_servo *s,
 	const struct gpsphc_servo_input_cfg *ic = sv_icfg(s);
 	struct gpsphc_servo_bank *b = &s->bank;
 	s64 y[GPSPHC_SERVO_MODELS], d;
-	u64 g = rec->num - b->anchor_num, near = U64_MAX, lock_bound;
+	u64 g = rec->num - b->anchor_num, near = U64_MAX, mag;
 	struct gpsphc_servo_model *m;
 	u32 i;
 
@@ -518,12 +522,11 @@ void gpsphc_sv_loop(struct gpsphc_servo *s,
 	 * while the rate is at its limit: then the offsets grow, and that is
 	 * no noise.
 	 */
-	lock_bound = ic->lock_ns;
-	if (b->r_n >= GPSPHC_SERVO_LOCK_EDGES &&
-	    sv_mag(s->freq) < (u64)sv_max_adj(s))
-		lock_bound = max_t(u64, lock_bound,
-				   SV_LOCK_SIGMAS * int_sqrt64(b->r));
-	if (sv_mag(off) <= lock_bound)
+	mag = min_t(u64, sv_mag(off), 1ULL << 31);
+	if (sv_mag(off) <= ic->lock_ns ||
+	    (b->r_n >= GPSPHC_SERVO_LOCK_EDGES &&
+	     sv_mag(s->freq) < (u64)sv_max_adj(s) &&
+	     mag * mag <= SV_LOCK_SIGMAS * SV_LOCK_SIGMAS * b->r))
 		s->lock_run++;
 	else
 		s->lock_run = 0;
