@@ -48,8 +48,7 @@
  * - %GPSPHC_SERVO_UNLOCKED: no label yet (or since gpsphc_servo_reset()).
  *   Edges are counted and kept, the clock is left alone.
  * - %GPSPHC_SERVO_LOCKING: labelled; the loop runs and any offset above
- *   &gpsphc_servo_cfg.step_threshold_ns, or too large for max_ppb to take
- *   out by the next edge, is stepped.
+ *   &gpsphc_servo_cfg.step_threshold_ns is stepped.
  * - %GPSPHC_SERVO_LOCKED: the last %GPSPHC_SERVO_LOCK_EDGES offsets were
  *   within the input's lock_ns (or the input's own noise, if larger).
  *
@@ -122,8 +121,7 @@ struct gpsphc_servo_input_cfg {
  * @coarse: loop settings for sentence starts (coarse mode).
  * @step_threshold_ns: while LOCKING (after the first label, after a
  *	relock, after holdover), an offset above this is stepped rather
- *	than slewed (and so is a smaller one that max_ppb cannot take out
- *	by the next edge). In LOCKED a large offset is first an outlier, and is
+ *	than slewed. In LOCKED a large offset is first an outlier, and is
  *	stepped only if @outlier_max more in a row follow it. Whole-second
  *	errors are never stepped from offsets: only labels move the count.
  * @max_ppb: largest rate correction, ppb (the clock's max_adj); at most

@@ -344,10 +344,9 @@ static void sv_kf_take(struct gpsphc_servo *s,
 
 /*
  * Make the clock, which read TAI + @off at the edge, read the next second
- * @span (2^-16 ns of raw time) after it: by rate, within max_ppb. False
- * if that takes more than max_ppb.
+ * @span (2^-16 ns of raw time) after it: by rate, within max_ppb.
  */
-static bool sv_steer(struct gpsphc_servo *s, s64 off, s64 span,
+static void sv_steer(struct gpsphc_servo *s, s64 off, s64 span,
 		     struct gpsphc_servo_out *out)
 {
 	s64 gap, n, adj;
@@ -360,7 +359,6 @@ static bool sv_steer(struct gpsphc_servo *s, s64 off, s64 span,
 						  (u64)SV_NSEC << 16, span),
 			 SV_OFF_LIMIT << 16);
 	sv_set_adj(s, n < 0 ? -adj : adj, out);
-	return adj <= sv_max_adj(s);
 }
 
 /*
@@ -499,15 +497,8 @@ void gpsphc_sv_loop(struct gpsphc_servo *s,
 	m = &b->m[b->best];
 	s->freq = gpsphc_sv_period_freq(s, m->p);
 
-	/*
-	 * LOCKING: an offset above the step threshold, or one the rate
-	 * cannot take out by the next edge while the pulses' own rate is
-	 * within max_ppb, is stepped.
-	 */
 	if (s->state == GPSPHC_SERVO_LOCKING &&
-	    (sv_mag(off) > s->cfg.step_threshold_ns ||
-	     (!sv_steer(s, off, m->a + m->p, out) &&
-	      sv_mag(s->freq) < (u64)sv_max_adj(s)))) {
+	    sv_mag(off) > s->cfg.step_threshold_ns) {
 		gpsphc_sv_step(s, sv_sat_sub(0, off), out);
 		sv_steer(s, 0, m->a + m->p, out);
 		return;
