@@ -14,10 +14,10 @@
  * line through the edges so far, which is what the Kalman filter does
  * while its prior is vague. The filters' q span the crystals' range, from
  * an oven to a laptop whose load comes and goes; the one whose recent
- * predictions were best steers, and one that falls far behind it (the
- * rate stepped, a ramp began) restarts from its state with the memory of
- * the steering one: the bank then behaves like one filter that knows
- * when the rate moved.
+ * predictions were best steers, and one that falls far behind the best
+ * of the last few edges (the rate stepped, a ramp began) restarts from
+ * that one's state and memory: the bank then behaves like one filter
+ * that knows when the rate moved.
  *
  * The clock is steered deadbeat: to read the next second at the steering
  * filter's prediction of the next edge, by its rate alone (within
@@ -66,7 +66,7 @@
 #define SV_KF_EARLY		4U
 /* Second differences beyond this many sigmas are clipped in r */
 #define SV_KF_R_CLIP		3U
-/* A filter whose score is this many times the best one's restarts from it */
+/* A filter whose short score is this many times the lowest one restarts */
 #define SV_KF_WORSE		4U
 /*
  * Edges the filters scored before they screen: two prediction errors
