@@ -236,7 +236,7 @@ static void sv_kf_start(struct gpsphc_servo *s,
 		period = sv_freq_period(s->freq);
 		used = 1;
 	}
-	a = sv_clamp((s64)(raw_at - rec->raw), SV_KF_Y_LIMIT >> 16) << 16;
+	a = sv_clamp((s64)(raw_at - rec->raw), SV_KF_Y_LIMIT >> 16) * 65536;
 	for (i = 0; i < GPSPHC_SERVO_MODELS; i++)
 		b->m[i] = (struct gpsphc_servo_model){
 			.a = a,
