@@ -30,6 +30,11 @@ LEAP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
                     "leap-seconds.list")
 TIOCGETD, TIOCSETD = 0x5424, 0x5423
 N_TTY, N_NULL = 0, 27
+# run() puts a stored fd here for sh to move to 3 (sh's redirections take
+# one digit). Held on /dev/null in between (main()), so that no fd of the
+# test's own, its notify socket say, is ever given this number and then
+# overwritten: the numbers it gets depend on the fds it inherited.
+STORED_FD = 9
 n = fail = 0
 
 
@@ -78,17 +83,17 @@ def run(tmp, device, stored=None, name="tty", notify=True, extra=()):
     script = 'exec "$@"'
     pass_fds = ()
     if stored is not None:
-        os.dup2(stored, 9)
-        pass_fds = (9,)
-        script = ('exec 3<&9 9<&-; LISTEN_PID=$$ LISTEN_FDS=1 '
-                  'LISTEN_FDNAMES=%s exec "$@"' % name)
+        os.dup2(stored, STORED_FD)
+        pass_fds = (STORED_FD,)
+        script = ('exec 3<&%d %d<&-; LISTEN_PID=$$ LISTEN_FDS=1 '
+                  'LISTEN_FDNAMES=%s exec "$@"' % (STORED_FD, STORED_FD, name))
     p = subprocess.run(["sh", "-c", script, "sh", GPSPHCD, "--ldisc", "27",
                         "--state", os.path.join(tmp, "state"),
                         "--leapfile", LEAP] + list(extra) + [device],
                        env=env, pass_fds=pass_fds, stdout=subprocess.DEVNULL,
                        stderr=subprocess.PIPE, timeout=20, text=True)
     if stored is not None:
-        os.close(9)
+        hold_stored_fd()
     msgs = []
     sk.setblocking(False)
     while True:
@@ -105,6 +110,13 @@ def run(tmp, device, stored=None, name="tty", notify=True, extra=()):
     return p.returncode, p.stderr, msgs
 
 
+def hold_stored_fd():
+    null = os.open(os.devnull, os.O_RDONLY)
+    if null != STORED_FD:
+        os.dup2(null, STORED_FD, inheritable=False)
+        os.close(null)
+
+
 def same_tty(fd, path):
     return os.fstat(fd).st_rdev == os.stat(path).st_rdev
 
@@ -117,6 +129,7 @@ def close_all(msgs):
 
 def main():
     print("TAP version 13")
+    hold_stored_fd()
     if os.geteuid() != 0:
         print("1..0 # SKIP needs root (TIOCSETD)")
         return 0
