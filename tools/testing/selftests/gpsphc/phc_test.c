@@ -472,7 +472,7 @@ static struct err_stats err_stats(const struct rx *rx, int from, int to, bool lo
 	static long long a[MAX_EDGES];
 	struct err_stats s = { 0 };
 	long long sum = 0;
-	int i;
+	int i, late;
 
 	for (i = from; i < to; i++) {
 		if (!rx->e[i].has_extts)
@@ -487,14 +487,11 @@ static struct err_stats err_stats(const struct rx *rx, int from, int to, bool lo
 	qsort(a, s.n, sizeof(a[0]), cmp_ll);
 	s.p50 = a[s.n / 2];
 	/*
-	 * The 9th of 10: one late edge in ten passes (see LOCK_P90_NS), and
-	 * so one with fewer edges taken in LOCKED (the missed-pulse variants
-	 * take 9), where the nearest rank would be the last.
+	 * One late edge in ten passes (see LOCK_P90_NS), and one with fewer
+	 * edges taken in LOCKED too (the missed-pulse variants take 9).
 	 */
-	if (s.n < 10)
-		s.p90 = a[s.n > 1 ? s.n - 2 : 0];
-	else
-		s.p90 = a[(s.n * 9 + 9) / 10 - 1];
+	late = s.n / 10 > 1 ? s.n / 10 : 1;
+	s.p90 = a[s.n > late ? s.n - 1 - late : 0];
 	s.max = a[s.n - 1];
 	s.mean = sum / s.n;
 	return s;
