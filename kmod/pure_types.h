@@ -6,9 +6,9 @@
  *
  * In the kernel it gives the kernel's own u8..s64, bool, size_t and NULL,
  * and the arithmetic helpers the pure files use (math64.h, minmax.h,
- * math.h, overflow.h); on the host the same names, from the C11 standard
- * headers and small definitions here that behave like the kernel's for
- * the values the pure files pass them.
+ * math.h, overflow.h, bitops.h); on the host the same names, from the
+ * C11 standard headers and small definitions here that behave like the
+ * kernel's for the values the pure files pass them.
  */
 #ifndef _GPSPHC_PURE_TYPES_H
 #define _GPSPHC_PURE_TYPES_H
@@ -16,6 +16,7 @@
 #ifdef __KERNEL__
 
 #include <linux/types.h>
+#include <linux/bitops.h>
 #include <linux/limits.h>
 #include <linux/stddef.h>
 #include <linux/math.h>
@@ -80,9 +81,25 @@ static inline s64 div64_s64(s64 dividend, s64 divisor)
 	return dividend / divisor;
 }
 
+static inline u64 div64_u64(u64 dividend, u64 divisor)
+{
+	return dividend / divisor;
+}
+
 static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 c)
 {
 	return (u64)((__uint128_t)a * b / c);
+}
+
+static inline u64 mul_u64_u64_shr(u64 a, u64 b, unsigned int shift)
+{
+	return (u64)(((__uint128_t)a * b) >> shift);
+}
+
+/* The last set bit, 1-based; 0 for 0 */
+static inline int fls64(u64 x)
+{
+	return x ? 64 - __builtin_clzll(x) : 0;
 }
 
 /* The floor of the square root, as lib/math/int_sqrt.c */

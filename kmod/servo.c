@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * gpsphc clock servo: counts seconds from the PPS edges, ties the count to
- * TAI with labels, and steers the clock with a gear-shifting PI loop. Pure
+ * TAI with labels, and steers the clock from a bank of Kalman filters. Pure
  * C, no kernel calls: see servo.h for the contract and the units, and
  * servo_internal.h for how the files split the work. This one holds the
  * settings and the entry points.
  *
  * Integer ranges, so that nothing can overflow whatever the inputs:
- * offsets entering the loop are saturated to +-2^40 ns, gains to 2^17, so
- * a gain times an offset stays below 2^57; frequencies to +-1e6 ppb
- * (< 2^36 in 2^-16 ppb); RMS samples to +-2^28 ns, so 64 squares stay
- * below 2^62. TAI seconds above SV_TAI_SEC_MAX are refused, so TAI ns fit
- * in s64.
+ * offsets entering the loop are saturated to +-2^40 ns; frequencies to
+ * +-1e6 ppb (< 2^36 in 2^-16 ppb); RMS samples to +-2^28 ns, so 64
+ * squares stay below 2^62; servo_loop.c says its own. TAI seconds above
+ * SV_TAI_SEC_MAX are refused, so TAI ns fit in s64.
  */
 
 #include "servo_internal.h"
@@ -19,7 +18,6 @@
 /* Offsets reported */
 #define SV_REPORT_LIMIT		4611686018427387904LL	/* 2^62 */
 /* Limits of the settings */
-#define SV_GAIN_LIMIT		(2U << 16)
 #define SV_OUTLIER_K_LIMIT	1000
 #define SV_OUTLIER_MAX_LIMIT	1000
 #define SV_CONFIRM_LIMIT	255
@@ -27,9 +25,6 @@
 
 static void sv_sanitize_input(struct gpsphc_servo_input_cfg *ic)
 {
-	ic->kp = min_t(u32, ic->kp, SV_GAIN_LIMIT);
-	ic->ki = min_t(u32, ic->ki, SV_GAIN_LIMIT);
-	ic->max_gear = min_t(u32, ic->max_gear, GPSPHC_SERVO_MAX_GEAR);
 	ic->outlier_k = min_t(u32, ic->outlier_k, SV_OUTLIER_K_LIMIT);
 	ic->outlier_min_ns = min_t(u64, ic->outlier_min_ns, SV_OFF_LIMIT);
 	ic->lock_ns = min_t(u64, ic->lock_ns, SV_OFF_LIMIT);
@@ -54,10 +49,7 @@ void gpsphc_servo_default_cfg(struct gpsphc_servo_cfg *cfg)
 {
 	*cfg = (struct gpsphc_servo_cfg){
 		.pps = {
-			.kp = 45875,		/* 0.7 */
-			.ki = 19661,		/* 0.3 */
-			.max_gear = 4,
-			.outlier_k = 8,
+			.outlier_k = 4,
 			.outlier_min_ns = 5000,
 			.lock_ns = 10000,
 		},
@@ -167,8 +159,11 @@ void gpsphc_servo_edge(struct gpsphc_servo *s, enum gpsphc_servo_input kind,
 	if (s->state != GPSPHC_SERVO_HOLDOVER &&
 	    gap > s->cfg.holdover_timeout_ns)
 		gpsphc_sv_enter_holdover(s, out);
-	if (switched)
-		gpsphc_sv_relock(s, 0);
+	if (switched) {
+		/* The other kind's edges say nothing of this kind's phase. */
+		gpsphc_sv_relock(s);
+		s->bank.ready = false;
+	}
 	gpsphc_sv_loop(s, &rec, off, out);
 out:
 	sv_out_end(s, out);

@@ -29,8 +29,7 @@
  * - adj: rate correction in 2^-16 ppb (s64): 65536 is 1 ppb, i.e. the
  *   clock gains 1 ns per 1e9 ns of raw time. adjfine()'s scaled_ppm is
  *   the same number divided by 1000.
- * - gains (kp, ki): 2^-16 ppb per ns of offset (u32), i.e. the fraction of
- *   the offset corrected per second, times 65536: 45875 is 0.7.
+ * - period: raw ns per true second, in 2^-16 ns (s64).
  *
  * The servo counts seconds by itself: each edge gets an edge number, one
  * more than the previous edge's plus the pulses missed between them,
@@ -48,17 +47,24 @@
  *
  * - %GPSPHC_SERVO_UNLOCKED: no label yet (or since gpsphc_servo_reset()).
  *   Edges are counted and kept, the clock is left alone.
- * - %GPSPHC_SERVO_LOCKING: labelled; the loop runs with fast gains and
- *   any offset above &gpsphc_servo_cfg.step_threshold_ns is stepped.
+ * - %GPSPHC_SERVO_LOCKING: labelled; the loop runs and any offset above
+ *   &gpsphc_servo_cfg.step_threshold_ns is stepped.
  * - %GPSPHC_SERVO_LOCKED: the last %GPSPHC_SERVO_LOCK_EDGES offsets were
- *   within the input's lock_ns. Outliers are rejected; the gains shift
- *   down to slower ones while the offsets show no trend, back up when they
- *   do.
+ *   within the input's lock_ns (or the input's own noise, if larger).
+ *
+ * In every labelled state, edges far from where the loop predicts them
+ * are rejected as outliers (see &gpsphc_servo_input_cfg.outlier_k).
  * - %GPSPHC_SERVO_HOLDOVER: no edge for holdover_timeout_ns: the clock
- *   keeps the loop's frequency estimate (its integral term). The next edge
- *   resumes the state before the loss (LOCKED or LOCKING) if its offset is
- *   within the outlier bound, else LOCKING
- *   (stepping if the offset is above the step threshold).
+ *   keeps the loop's estimate of the pulses' rate. The next edge resumes
+ *   the state before the loss (LOCKED or LOCKING) if it is where the loop
+ *   predicts it, within the outlier bound; one beyond it is an outlier
+ *   like any other (up to outlier_max in a row, then LOCKING), unless its
+ *   offset is above the step threshold: then LOCKING, and a step.
+ *
+ * The loop (servo_loop.c) is a small bank of Kalman filters of the edges'
+ * raw times, each assuming a different wander of the host's rate; the one
+ * that predicted the recent edges best steers the clock to read each next
+ * second at its prediction of the next edge.
  */
 #ifndef _GPSPHC_SERVO_H
 #define _GPSPHC_SERVO_H
@@ -75,8 +81,8 @@
 #define GPSPHC_SERVO_RMS_EDGES		64
 /* Consecutive offsets within lock_ns that make LOCKING become LOCKED. */
 #define GPSPHC_SERVO_LOCK_EDGES		4
-/* Slowest gear: gains down to kp / 2^8, ki / 4^8. */
-#define GPSPHC_SERVO_MAX_GEAR		8
+/* Filters in the loop's bank (servo_loop.c) */
+#define GPSPHC_SERVO_MODELS		6
 /* Largest max_ppb accepted: 1000 ppm. */
 #define GPSPHC_SERVO_MAX_PPB_LIMIT	1000000
 /* adj units per ppb */
@@ -95,23 +101,15 @@ enum gpsphc_servo_input {
 
 /**
  * struct gpsphc_servo_input_cfg - loop settings for one kind of input
- * @kp: proportional gain of the fastest gear, 2^-16 ppb per ns (0.7 is
- *	45875); at most 2 << 16.
- * @ki: integral gain of the fastest gear, 2^-16 ppb per ns (0.3 is
- *	19661); at most 2 << 16.
- * @max_gear: slowest gear the loop shifts down to: gear g uses kp >> g
- *	and ki >> 2g (the same damping, a time constant 2^g times longer).
- *	0 keeps the gains fixed; at most %GPSPHC_SERVO_MAX_GEAR.
- * @outlier_k: in LOCKED, an offset beyond @outlier_k times the filtered
- *	RMS offset (and beyond @outlier_min_ns) is rejected; 0 disables
- *	outlier rejection. At most 1000.
- * @outlier_min_ns: offsets within this are never outliers.
+ * @outlier_k: an edge further than @outlier_k times the RMS of the
+ *	loop's recent prediction errors from where every filter predicts it
+ *	(and beyond @outlier_min_ns) is rejected, in any state once the
+ *	filters have taken two edges; 0 disables outlier rejection. At most
+ *	1000.
+ * @outlier_min_ns: prediction errors within this are never outliers.
  * @lock_ns: offsets within this count towards LOCKED.
  */
 struct gpsphc_servo_input_cfg {
-	u32 kp;
-	u32 ki;
-	u32 max_gear;
 	u32 outlier_k;
 	u64 outlier_min_ns;
 	u64 lock_ns;
@@ -129,7 +127,8 @@ struct gpsphc_servo_input_cfg {
  * @max_ppb: largest rate correction, ppb (the clock's max_adj); at most
  *	%GPSPHC_SERVO_MAX_PPB_LIMIT.
  * @outlier_max: consecutive outliers rejected; the next one is accepted
- *	and the loop relocks (LOCKING, fastest gear). At least 1.
+ *	and the loop relocks (LOCKING, its filters start again from that
+ *	edge). At least 1.
  * @confirm_n: labels in a row, disagreeing with the count by the same
  *	whole seconds, needed before the count (and the clock) moves;
  *	1..255.
@@ -317,6 +316,59 @@ struct gpsphc_servo_confirm {
 };
 
 /**
+ * struct gpsphc_servo_model - one filter of the loop's bank (internal)
+ * @a: its estimate of the true raw time of the bank's anchor edge less
+ *	the measured one, 2^-16 ns.
+ * @p: its estimate of the pulses' period, raw ns per second, 2^-16 ns.
+ * @score: mean square of its prediction errors, ns^2, forgotten 1/256
+ *	per edge: which filter steers.
+ * @fast: the same, forgotten 1/16 per edge: which filter fell behind.
+ * @n: edges in its least-squares start (see servo_loop.c); 0 once it
+ *	runs on its steady-state gains.
+ */
+struct gpsphc_servo_model {
+	s64 a;
+	s64 p;
+	u64 score;
+	u64 fast;
+	u32 n;
+};
+
+/**
+ * struct gpsphc_servo_bank - the loop's filters of the edges (internal)
+ * @m: the filters, from the steadiest rate to the most wandering one.
+ * @ready: @m and the anchor are valid; false: the next labelled edge
+ *	starts them from the history's estimate.
+ * @restart: the next accepted edge starts the filters again, at their
+ *	periods (a relock: the pulses moved).
+ * @best: the filter that steers, the one with the lowest @score.
+ * @anchor_raw: raw time of the last edge the filters took.
+ * @anchor_num: its edge number.
+ * @prev_raw: raw time of the edge they took before it; with @prev_num
+ *	@anchor_num - 1 only.
+ * @prev_num: its edge number.
+ * @prev_ok: @prev_raw is valid.
+ * @scored: edges in the scores, up to 256.
+ * @r: the edges' capture noise, ns^2: from second differences of
+ *	consecutive edges' raw times, forgotten 1/64 per edge.
+ * @r_n: edges in @r, up to 64.
+ */
+struct gpsphc_servo_bank {
+	struct gpsphc_servo_model m[GPSPHC_SERVO_MODELS];
+	bool ready;
+	bool restart;
+	u32 best;
+	u64 anchor_raw;
+	u64 anchor_num;
+	u64 prev_raw;
+	u64 prev_num;
+	bool prev_ok;
+	u32 scored;
+	u64 r;
+	u32 r_n;
+};
+
+/**
  * struct gpsphc_servo - per-device servo state, embedded by its user
  * @cfg: settings, sanitised; change them with gpsphc_servo_configure().
  * @counters: statistics; see struct gpsphc_servo_counters.
@@ -332,18 +384,12 @@ struct gpsphc_servo_confirm {
  * @pps_seen: a PPS edge came since init.
  * @last_sentence_raw: raw time of the last sentence start, any.
  * @sentence_seen: @last_sentence_raw is valid.
- * @freq: the loop's integral term, the frequency estimate, 2^-16 ppb.
+ * @freq: the rate correction that makes the clock tick true seconds: the
+ *	steering filter's period (or the history's, before the loop ran),
+ *	2^-16 ppb.
  * @adj: the rate correction last asked for, 2^-16 ppb.
- * @est_n: inputs the history estimate of @freq used at the first label,
- *	or since while LOCKING (0: none).
  * @offset_ns: offset at the last labelled input.
- * @gear: current gear, 0 fastest.
- * @gear_edges: accepted offsets since the gear last changed.
- * @var: mean square of the accepted offsets since the last relock or
- *	lock, ns^2, then filtered 1/16 per edge.
- * @var_n: offsets in @var, up to 16.
- * @prev_off: previous accepted offset, ns, saturated to +-2^40.
- * @trend_run: offsets in a row beyond 2 RMS, the same way.
+ * @bank: the loop's filters; see struct gpsphc_servo_bank.
  * @rejects: outliers in a row.
  * @lock_run: offsets in a row within lock_ns.
  * @pending_d: seconds by which the pending labels disagree.
@@ -379,14 +425,8 @@ struct gpsphc_servo {
 	bool sentence_seen;
 	s64 freq;
 	s64 adj;
-	u32 est_n;
 	s64 offset_ns;
-	u32 gear;
-	u32 gear_edges;
-	u64 var;
-	u32 var_n;
-	s64 prev_off;
-	u32 trend_run;
+	struct gpsphc_servo_bank bank;
 	u32 rejects;
 	u32 lock_run;
 	s64 pending_d;
@@ -409,10 +449,8 @@ struct gpsphc_servo {
  * gpsphc_servo_default_cfg() - fill in the default settings
  * @cfg: the settings to fill.
  *
- * PPS: kp 0.7, ki 0.3 (linuxptp's hardware-timestamping PI gains) in the
- * fastest gear, down to gear 4 (kp 0.044, ki 0.0012: a time constant of
- * about 30 s), outliers beyond 8 x RMS and 5 us, lock within 10 us.
- * Coarse: the same gears, outliers beyond 8 x RMS and 20 ms, lock within
+ * PPS: outliers beyond 4 x the RMS prediction error and 5 us, lock
+ * within 10 us. Coarse: outliers beyond 4 x RMS and 20 ms, lock within
  * 20 ms. Step threshold 20 ms, 500 ppm, 3 outliers before a relock, 3
  * confirmations, holdover after 2.5 s, no receiver latency, sentence gap
  * 200 ms, coarse inputs after 600 s without PPS.

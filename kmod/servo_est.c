@@ -83,6 +83,25 @@ static void sv_fit(struct gpsphc_servo_edge_rec *const *e, u32 m,
 	*phase += div64_s64(sy * 65536 - b * sx, (s64)n * 65536);
 }
 
+/**
+ * gpsphc_sv_period_freq() - the rate that makes the clock tick 1e9 per period
+ * @s: the servo (for its max_ppb).
+ * @period: raw ns per true second, 2^-16 ns.
+ *
+ * With delta = 1e9 - P, (1e9 - P) / P = delta / 1e9 * (1 + delta / P).
+ *
+ * Return: the rate correction, 2^-16 ppb, within +-max_ppb.
+ */
+s64 gpsphc_sv_period_freq(const struct gpsphc_servo *s, s64 period)
+{
+	s64 delta = ((s64)SV_NSEC << 16) - period, d;
+
+	delta = sv_clamp(delta, (s64)GPSPHC_SERVO_MAX_PPB_LIMIT << 16);
+	d = delta + div_s64(delta * (delta >> 16),
+			    (s32)((period >> 16) | 1));
+	return sv_clamp(d, sv_max_adj(s));
+}
+
 /*
  * Frequency and phase from the history, robust to a few latency outliers:
  * the raw period is the median of the periods between input i and input
@@ -93,12 +112,12 @@ static void sv_fit(struct gpsphc_servo_edge_rec *const *e, u32 m,
  */
 u32 gpsphc_sv_estimate(struct gpsphc_servo *s,
 		       const struct gpsphc_servo_edge_rec *at,
-		       s64 *freq, u64 *raw_at)
+		       s64 *period_out, u64 *raw_at)
 {
 	struct gpsphc_servo_edge_rec *e[GPSPHC_SERVO_HISTORY];
 	s64 v[GPSPHC_SERVO_HISTORY];
 	u32 m = 0, h, n = 0, i;
-	s64 period, phase, delta, d;
+	s64 period, phase;
 	u64 dn, draw;
 
 	for (i = 0; i < s->hist_len; i++) {
@@ -132,15 +151,7 @@ u32 gpsphc_sv_estimate(struct gpsphc_servo *s,
 	phase = v[m / 2];
 	sv_fit(e, m, at, v, &period, &phase);
 
-	/*
-	 * Rate making the clock tick 1e9 per period: with delta = 1e9 - P,
-	 * (1e9 - P) / P = delta / 1e9 * (1 + delta / P).
-	 */
-	delta = ((s64)SV_NSEC << 16) - period;
-	delta = sv_clamp(delta, (s64)GPSPHC_SERVO_MAX_PPB_LIMIT << 16);
-	d = delta + div_s64(delta * (delta >> 16),
-			       (s32)((period >> 16) | 1));
-	*freq = sv_clamp(d, sv_max_adj(s));
+	*period_out = period;
 	*raw_at = at->raw + (u64)phase;
 	return m;
 }

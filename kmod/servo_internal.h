@@ -25,11 +25,6 @@
 #define SV_OFF_LIMIT		1099511627776LL		/* 2^40 */
 /* Largest TAI second: its ns, plus up to a second, fit in s64. */
 #define SV_TAI_SEC_MAX		9223372035ULL
-/* Inputs in the history estimate that make it better than the loop's */
-#define SV_EST_GOOD		16
-/* ...and the gear the loop then starts in; one slower from a full history */
-#define SV_EST_GOOD_GEAR	2U
-#define SV_EST_FULL_GEAR	3U
 
 /* |@v| as u64: abs() of S64_MIN overflows. */
 static inline u64 sv_mag(s64 v)
@@ -127,13 +122,14 @@ bool gpsphc_sv_count(struct gpsphc_servo *s, struct gpsphc_servo_edge_rec *rec,
 /* servo_est.c */
 u32 gpsphc_sv_estimate(struct gpsphc_servo *s,
 		       const struct gpsphc_servo_edge_rec *at,
-		       s64 *freq, u64 *raw_at);
+		       s64 *period, u64 *raw_at);
+s64 gpsphc_sv_period_freq(const struct gpsphc_servo *s, s64 period);
 
 /* servo_loop.c */
 void gpsphc_sv_rms_clear(struct gpsphc_servo *s);
 void gpsphc_sv_step(struct gpsphc_servo *s, s64 delta,
 		    struct gpsphc_servo_out *out);
-void gpsphc_sv_relock(struct gpsphc_servo *s, u32 gear);
+void gpsphc_sv_relock(struct gpsphc_servo *s);
 void gpsphc_sv_enter_holdover(struct gpsphc_servo *s,
 			      struct gpsphc_servo_out *out);
 void gpsphc_sv_loop(struct gpsphc_servo *s,

@@ -15,13 +15,10 @@ static void sv_first_label(struct gpsphc_servo *s,
 			   struct gpsphc_servo_out *out)
 {
 	u64 raw_at = rec->raw, elapsed;
-	s64 truth, freq;
-	u32 used;
+	s64 truth, period;
 
-	used = gpsphc_sv_estimate(s, rec, &freq, &raw_at);
-	if (used)
-		s->freq = freq;
-	s->est_n = used;
+	if (gpsphc_sv_estimate(s, rec, &period, &raw_at))
+		s->freq = gpsphc_sv_period_freq(s, period);
 	elapsed = gpsphc_sv_raw_to_true(sv_since(now_raw_ns, raw_at), s->freq);
 	truth = sv_sat_add(sv_tai_ns(tai_sec),
 			   (s64)min_t(u64, elapsed, SV_OFF_LIMIT));
@@ -30,9 +27,9 @@ static void sv_first_label(struct gpsphc_servo *s,
 	s->pending.n = 0;
 	gpsphc_sv_step(s, sv_sat_sub(truth, now_phc_ns), out);
 	sv_set_adj(s, s->freq, out);
-	/* A long history gives a good start: skip the fastest gears. */
-	gpsphc_sv_relock(s, used >= GPSPHC_SERVO_HISTORY ? SV_EST_FULL_GEAR :
-		  used >= SV_EST_GOOD ? SV_EST_GOOD_GEAR : 0);
+	/* The loop starts from the history's estimate at the next edge. */
+	gpsphc_sv_relock(s);
+	s->bank.ready = false;
 }
 
 bool gpsphc_servo_confirm(struct gpsphc_servo_confirm *c, bool same, u64 num,

@@ -1,23 +1,113 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gpsphc servo: the loop that steers the clock from the offsets of
- * labelled inputs, and holdover. See servo.h.
+ * gpsphc servo: the loop that steers the clock, and holdover. See servo.h.
+ *
+ * The loop models the pulses, not the clock. Each filter of a small bank
+ * is a two-state Kalman filter of the edges' raw times: a phase (the raw
+ * time of the last edge it took) and a period (raw ns per true second),
+ * with white capture noise of variance r and a period that wanders as a
+ * random walk of variance q per second (the host crystal's temperature).
+ * Such a filter's gains settle to constants that depend on q / r alone,
+ * so each filter runs on the steady-state gains of its q and the measured
+ * r, from a table (an alpha-beta filter: no covariance to carry, a few
+ * multiplications an edge), after a start on the gains of a least-squares
+ * line through the edges so far, which is what the Kalman filter does
+ * while its prior is vague. The filters' q span the crystals' range, from
+ * an oven to a laptop whose load comes and goes; the one whose recent
+ * predictions were best steers, and one that falls far behind the best
+ * of the last few edges (the rate stepped, a ramp began) restarts from
+ * that one's state and memory: the bank then behaves like one filter
+ * that knows when the rate moved.
+ *
+ * The clock is steered deadbeat: to read the next second at the steering
+ * filter's prediction of the next edge, by its rate alone (within
+ * max_ppb). Its error at an edge is then that filter's prediction error,
+ * and the measured edges' own noise never reaches it but through the
+ * filter.
+ *
+ * Ranges: prediction errors are saturated to +-2^31 ns (2^47 in the 2^-16
+ * ns the filters keep) and gains are at most 1 (2^32), so a gain times an
+ * error goes through mul_u64_u64_shr(); periods stay within 1e6 ppb of a
+ * second (< 2^46) and the edges a filter takes are under SV_KF_MAX_GAP
+ * seconds apart, so a gap times a period stays below 2^62.
  */
 
 #include "servo_internal.h"
 
 /* Offsets kept for the RMS */
 #define SV_RMS_LIMIT		268435456		/* 2^28 */
-/* Weight of the newest offset in @var, once the servo has seen 16 */
-#define SV_VAR_EDGES		16
-/* Trend detection, see gpsphc_sv_loop() */
-#define SV_TREND_LO		2
-#define SV_TREND_HI		3
-#define SV_TREND_RUN		3
-#define SV_TREND_GEAR		0
-#define SV_VAR_CLIP		3
-/* Accepted offsets in gear g before shifting to g + 1: 4 << g */
-#define SV_GEAR_HOLD		4U
+/* A gain of 1 */
+#define SV_ONE			4294967296ULL		/* 2^32 */
+/* Prediction errors, 2^-16 ns */
+#define SV_KF_Y_LIMIT		140737488355328LL	/* 2^47 */
+/* Periods, 2^-16 ns: within 1e6 ppb of a second */
+#define SV_KF_P_MIN		((s64)(SV_NSEC - 1000000) << 16)
+#define SV_KF_P_MAX		((s64)(SV_NSEC + 1000000) << 16)
+/* Seconds between edges the filters take, at most; else they start again */
+#define SV_KF_MAX_GAP		65536U
+/* Least-squares lines forget beyond this many edges */
+#define SV_KF_LS_MAX		1048576U
+/*
+ * Scores forget 1/256 per edge: the filters' predictions differ by far
+ * less than the capture noise, which is the same in every score and
+ * cancels from their comparison, but what is left takes a few hundred
+ * edges to tell filters apart. The short scores, 1/16, only tell a
+ * filter that fell far behind. The noise estimate forgets 1/64.
+ */
+#define SV_KF_SCORE_EDGES	256U
+#define SV_KF_FAST_EDGES	16U
+#define SV_KF_R_EDGES		64U
+/*
+ * Until the long scores have all their edges, a filter steers only if
+ * its score beats a steadier one's by SV_KF_EARLY / edges scored: in
+ * noise alone the steadier filter is the better one, and scores of a few
+ * dozen edges differ by that much by chance.
+ */
+#define SV_KF_EARLY		4U
+/* Second differences beyond this many sigmas are clipped in r */
+#define SV_KF_R_CLIP		3U
+/* A filter whose short score is this many times the lowest one restarts */
+#define SV_KF_WORSE		4U
+/*
+ * Edges the filters scored before they screen: two prediction errors
+ * already bound a latency spike of tens of microseconds, and one taken
+ * into a line of a few edges stays in it for hundreds.
+ */
+#define SV_KF_SCREEN_EDGES	2U
+/* Offsets within this many sigmas of the capture noise count as locked */
+#define SV_LOCK_SIGMAS		3U
+
+/* No rate noise at all: a least-squares line through every edge */
+#define SV_KF_Q_NONE		(-64)
+
+/*
+ * Each filter's rate noise q: 2^n ppb^2 per second, from a rate that
+ * never moves, or a crystal that wanders by 0.1 ppb a second, to one
+ * that moves by 90 ppb a second (a step of the rate).
+ */
+static const int sv_kf_log2_q[GPSPHC_SERVO_MODELS] = {
+	SV_KF_Q_NONE, -6, 0, 5, 9, 13,
+};
+
+/*
+ * The steady-state phase gain alpha (2^-32) of the filter for q / r =
+ * 2^-j, j = 0..63: the root of alpha^4 = q / r (2 - alpha)^2 (1 - alpha)
+ * (the Riccati equation's fixed point for this model). Its period gain is
+ * beta = alpha^2 / (2 - alpha).
+ */
+static const u32 sv_kf_alpha[64] = {
+	3303204593, 3028488068, 2745576765, 2464306608, 2192343505, 1935230620,
+	1696616169, 1478557693, 1281846437, 1106317891, 951128223, 814986539,
+	696340384, 593517038, 504826049, 428629668, 363387953, 307684701,
+	260239431, 219909657, 185686727, 156687681, 132144898, 111394782,
+	93866315, 79070018, 66587632, 56062694, 47192071, 39718449,
+	33423743, 28123348, 23661166, 19905324, 16744496, 14084759,
+	11846916, 9964217, 8380422, 7048161, 5927548, 4985001,
+	4192257, 3525527, 2964797, 2493224, 2096640, 1763126,
+	1482654, 1246793, 1048448, 881653, 741391, 623442,
+	524256, 440849, 370712, 311732, 262136, 220430,
+	185360, 155869, 131070, 110217,
+};
 
 void gpsphc_sv_rms_clear(struct gpsphc_servo *s)
 {
@@ -42,39 +132,258 @@ static void sv_rms_add(struct gpsphc_servo *s, s64 off)
 	s->rms_ns = int_sqrt64(div_u64(s->rms_sum, s->rms_len));
 }
 
-/*
- * Running mean of the squared offsets, then 1/16 per edge. Once it has
- * a few, each square is clipped at (3 RMS)^2: the filter follows noise
- * that grows, but a trend cannot hide itself by inflating the RMS.
- */
-static void sv_var_add(struct gpsphc_servo *s, s64 off)
+/* The mean of @n squares so far, then forgetting 1/@w per square */
+static void sv_mean_add(u64 *mean, u64 sq, u32 n, u32 w)
 {
-	u64 m = sv_mag(sv_clamp(off, SV_RMS_LIMIT));
-	u64 sq = m * m;
-	u32 w;
+	u32 k = min(n, w);
 
-	if (s->var_n >= GPSPHC_SERVO_LOCK_EDGES &&
-	    sq > SV_VAR_CLIP * SV_VAR_CLIP * s->var)
-		sq = SV_VAR_CLIP * SV_VAR_CLIP * s->var;
-	if (s->var_n < SV_VAR_EDGES)
-		s->var_n++;
-	w = s->var_n;
-	if (sq >= s->var)
-		s->var += div_u64(sq - s->var, w);
+	if (sq >= *mean)
+		*mean += div_u64(sq - *mean, k);
 	else
-		s->var -= div_u64(s->var - sq, w);
+		*mean -= div_u64(*mean - sq, k);
 }
 
-static u64 sv_sigma(const struct gpsphc_servo *s)
+/* The square of @y (2^-16 ns), in ns^2, saturated at 2^60 */
+static u64 sv_sq(s64 y)
 {
-	return int_sqrt64(s->var);
+	u64 m = min_t(u64, sv_mag(y) >> 16, 1ULL << 30);
+
+	return m * m;
 }
 
-static u64 sv_outlier_bound(const struct gpsphc_servo *s)
+/* @y times @gain (2^-32) */
+static s64 sv_gain(s64 y, u64 gain)
+{
+	s64 v = (s64)mul_u64_u64_shr(sv_mag(y), gain, 32);
+
+	return y < 0 ? -v : v;
+}
+
+/* The period (2^-16 ns) a clock running @freq (2^-16 ppb) calls 1 s */
+static s64 sv_freq_period(s64 freq)
+{
+	u64 one = (u64)SV_NSEC << 16;
+
+	return (s64)mul_u64_u64_div_u64(one, one, (u64)((s64)one + freq));
+}
+
+/* Filter @i's steady-state alpha for the noise measured; 0: not yet */
+static u64 sv_kf_alpha_ss(const struct gpsphc_servo_bank *b, u32 i)
+{
+	int j;
+
+	if (b->r_n < GPSPHC_SERVO_LOCK_EDGES)
+		return 0;
+	j = fls64(b->r | 1) - 1 - sv_kf_log2_q[i];
+	/* Beyond the table alpha is below 2^-15: a least-squares line. */
+	return j > 63 ? 0 : sv_kf_alpha[max(j, 0)];
+}
+
+/*
+ * Take an edge @y (2^-16 ns) off where filter @m predicted it: a
+ * least-squares line's gains for the k-th point while they are above the
+ * steady-state ones (alpha_k = 2 (2k - 1) / k (k + 1), beta_k = 6 / k (k
+ * + 1)), then the steady-state ones. @m->a is then relative to the edge.
+ */
+static void sv_kf_update(struct gpsphc_servo_model *m, s64 y, u64 alpha_ss)
+{
+	u64 alpha = alpha_ss, beta, k, kk;
+
+	if (m->n) {
+		k = min(m->n + 1, SV_KF_LS_MAX);
+		kk = k * (k + 1);
+		alpha = div64_u64((4 * k - 2) << 32, kk);
+		if (alpha > alpha_ss) {
+			beta = div64_u64(6ULL << 32, kk);
+			m->n = k;
+			goto take;
+		}
+		alpha = alpha_ss;
+		m->n = 0;
+	}
+	beta = mul_u64_u64_div_u64(alpha, alpha, 2 * SV_ONE - alpha);
+take:
+	m->a = sv_gain(y, alpha) - y;
+	m->p = clamp(m->p + sv_gain(y, beta), SV_KF_P_MIN, SV_KF_P_MAX);
+}
+
+static void sv_kf_anchor(struct gpsphc_servo_bank *b,
+			 const struct gpsphc_servo_edge_rec *rec)
+{
+	b->prev_ok = b->ready && rec->num == b->anchor_num + 1;
+	b->prev_raw = b->anchor_raw;
+	b->prev_num = b->anchor_num;
+	b->anchor_raw = rec->raw;
+	b->anchor_num = rec->num;
+	b->ready = true;
+}
+
+/*
+ * Start the filters at @rec from the history's estimate (the first label,
+ * a change of input kind), as a least-squares line through the inputs it
+ * used; or, with none, at @rec and the rate the servo has.
+ */
+static void sv_kf_start(struct gpsphc_servo *s,
+			const struct gpsphc_servo_edge_rec *rec)
+{
+	struct gpsphc_servo_bank *b = &s->bank;
+	u64 raw_at = rec->raw;
+	s64 period, a;
+	u32 used, i;
+
+	used = gpsphc_sv_estimate(s, rec, &period, &raw_at);
+	if (!used) {
+		period = sv_freq_period(s->freq);
+		used = 1;
+	}
+	a = sv_clamp((s64)(raw_at - rec->raw), SV_KF_Y_LIMIT >> 16) * 65536;
+	for (i = 0; i < GPSPHC_SERVO_MODELS; i++)
+		b->m[i] = (struct gpsphc_servo_model){
+			.a = a,
+			.p = clamp(period, SV_KF_P_MIN, SV_KF_P_MAX),
+			.n = used,
+		};
+	b->ready = false;
+	b->restart = false;
+	b->best = 0;
+	b->scored = 0;
+	b->r = 0;
+	b->r_n = 0;
+	sv_kf_anchor(b, rec);
+}
+
+/*
+ * A relock: the pulses moved (a phase that stays where the outliers were,
+ * a rate changed in holdover). Every filter starts a least-squares line
+ * at @rec, keeping its period, which is the best guess of the next one.
+ */
+static void sv_kf_restart(struct gpsphc_servo *s,
+			  const struct gpsphc_servo_edge_rec *rec)
+{
+	struct gpsphc_servo_bank *b = &s->bank;
+	u32 i;
+
+	for (i = 0; i < GPSPHC_SERVO_MODELS; i++) {
+		b->m[i].a = 0;
+		b->m[i].n = 1;
+	}
+	b->restart = false;
+	b->scored = 0;
+	b->ready = false;
+	sv_kf_anchor(b, rec);
+}
+
+/*
+ * The capture noise r from the second difference of three consecutive
+ * edges' raw times, @d2 ns (its variance is 6 r, plus q): clipped once
+ * known, so that a step of the rate or a latency spike cannot inflate it.
+ */
+static void sv_kf_noise(struct gpsphc_servo_bank *b, s64 d2)
+{
+	u64 m = min_t(u64, sv_mag(d2), 1ULL << 30);
+	u64 sq = div_u64(m * m, 6);
+
+	if (b->r_n >= SV_KF_FAST_EDGES &&
+	    sq > SV_KF_R_CLIP * SV_KF_R_CLIP * b->r)
+		sq = SV_KF_R_CLIP * SV_KF_R_CLIP * b->r;
+	if (b->r_n < SV_KF_R_EDGES)
+		b->r_n++;
+	sv_mean_add(&b->r, sq, b->r_n, SV_KF_R_EDGES);
+}
+
+/*
+ * Every filter takes the edge @rec, @y[i] off its prediction: scores,
+ * updates, the noise. A filter whose short score is far worse than the
+ * best short score (the rate stepped, a ramp began: it fell behind)
+ * restarts from the filter that scored it, with as much memory as that
+ * one's gains imply (alpha is about 4 / k for a line through k points).
+ * Then the steering filter: the lowest long score.
+ */
+static void sv_kf_take(struct gpsphc_servo *s,
+		       const struct gpsphc_servo_edge_rec *rec, const s64 *y)
+{
+	struct gpsphc_servo_bank *b = &s->bank;
+	struct gpsphc_servo_model *q;
+	u32 i, n, quick = 0;
+	u64 sq;
+
+	if (b->scored < SV_KF_SCORE_EDGES)
+		b->scored++;
+	for (i = 0; i < GPSPHC_SERVO_MODELS; i++) {
+		sq = sv_sq(y[i]);
+		sv_mean_add(&b->m[i].fast, sq, b->scored, SV_KF_FAST_EDGES);
+		sv_mean_add(&b->m[i].score, sq, b->scored, SV_KF_SCORE_EDGES);
+		sv_kf_update(&b->m[i], y[i], sv_kf_alpha_ss(b, i));
+		if (b->m[i].fast < b->m[quick].fast)
+			quick = i;
+	}
+	if (b->prev_ok && rec->num == b->anchor_num + 1)
+		sv_kf_noise(b, (s64)(rec->raw - b->anchor_raw) -
+			       (s64)(b->anchor_raw - b->prev_raw));
+	sv_kf_anchor(b, rec);
+
+	q = &b->m[quick];
+	n = q->n ? q->n : (u32)div64_u64(4 * SV_ONE,
+					 sv_kf_alpha_ss(b, quick) | 1);
+	for (i = 0; i < GPSPHC_SERVO_MODELS; i++) {
+		if (b->scored < SV_KF_FAST_EDGES ||
+		    b->m[i].fast / SV_KF_WORSE <= q->fast)
+			continue;
+		b->m[i] = *q;
+		b->m[i].n = max(n, 2U);
+	}
+	b->best = 0;
+	for (i = 1; i < GPSPHC_SERVO_MODELS; i++) {
+		sq = b->m[i].score;
+		if (b->scored < SV_KF_SCORE_EDGES)
+			sq += div_u64(sq * SV_KF_EARLY, b->scored);
+		if (sq < b->m[b->best].score)
+			b->best = i;
+	}
+}
+
+/*
+ * Make the clock, which read TAI + @off at the edge, read the next second
+ * @span (2^-16 ns of raw time) after it: by rate, within max_ppb.
+ */
+static void sv_steer(struct gpsphc_servo *s, s64 off, s64 span,
+		     struct gpsphc_servo_out *out)
+{
+	s64 gap, n, adj;
+
+	span = clamp_t(s64, span, (s64)SV_HALF_SEC << 16,
+		       (s64)(SV_NSEC + SV_HALF_SEC) << 16);
+	gap = (s64)SV_NSEC - sv_clamp(off, SV_OFF_LIMIT);
+	n = gap * 65536 - span;
+	adj = (s64)min_t(u64, mul_u64_u64_div_u64(sv_mag(n),
+						  (u64)SV_NSEC << 16, span),
+			 SV_OFF_LIMIT << 16);
+	sv_set_adj(s, n < 0 ? -adj : adj, out);
+}
+
+/*
+ * Is an edge @near ns from the nearest prediction an outlier? Beyond
+ * outlier_k times the steering filter's RMS prediction error, plus what
+ * its rate noise adds over a gap of @g seconds (q g^3 / 3), and beyond
+ * outlier_min_ns. Squares, not roots, on the usual edge a second after
+ * the last: this runs in the interrupt.
+ */
+static bool sv_outlier(const struct gpsphc_servo *s, u64 near, u64 g)
 {
 	const struct gpsphc_servo_input_cfg *ic = sv_icfg(s);
+	const struct gpsphc_servo_bank *b = &s->bank;
+	u64 var = b->m[b->best].fast, k = ic->outlier_k, g3;
+	int lq = sv_kf_log2_q[b->best];
 
-	return max_t(u64, ic->outlier_min_ns, ic->outlier_k * sv_sigma(s));
+	if (!k || near <= ic->outlier_min_ns)
+		return false;
+	if (g > 1 && lq != SV_KF_Q_NONE) {
+		g3 = g * g * g;
+		g3 = lq < 0 ? g3 >> -lq : g3 << lq;
+		return near > k * (int_sqrt64(var) + int_sqrt64(div_u64(g3, 3)));
+	}
+	near = min_t(u64, near, 1ULL << 31);
+	return div64_u64(near * near, k * k) > var;
 }
 
 void gpsphc_sv_step(struct gpsphc_servo *s, s64 delta,
@@ -84,43 +393,22 @@ void gpsphc_sv_step(struct gpsphc_servo *s, s64 delta,
 	out->flags |= GPSPHC_SERVO_OUT_STEP;
 	s->counters.steps++;
 	gpsphc_sv_rms_clear(s);
-	s->prev_off = 0;
 	s->lock_run = 0;
 }
 
-/* Back to the fastest gear, converging again */
-void gpsphc_sv_relock(struct gpsphc_servo *s, u32 gear)
+/* Converging again; the filters start again at the next edge they take */
+void gpsphc_sv_relock(struct gpsphc_servo *s)
 {
 	s->state = GPSPHC_SERVO_LOCKING;
-	s->gear = min_t(u64, gear, sv_icfg(s)->max_gear);
-	s->gear_edges = 0;
 	s->lock_run = 0;
 	s->rejects = 0;
-	s->var_n = 0;
-	s->prev_off = 0;
+	s->bank.restart = true;
 }
 
-/*
- * The rate to hold: the loop's integral term, unless the loop is still in
- * its fast gears, where each noisy offset moves that term by ki times
- * the offset; then the history's fit over the last inputs is the better
- * estimate of the receiver's rate.
- */
+/* The rate to hold: the steering filter's, the fitted trend of the pulses */
 void gpsphc_sv_enter_holdover(struct gpsphc_servo *s,
 			      struct gpsphc_servo_out *out)
 {
-	struct gpsphc_servo_edge_rec *last = NULL;
-	u64 raw_at;
-	s64 freq;
-	u32 i;
-
-	/* The newest counted input is the last one, s->last_raw's. */
-	for (i = s->hist_len; i-- > 0 && !last;)
-		if (gpsphc_sv_hist_at(s, i)->counted)
-			last = gpsphc_sv_hist_at(s, i);
-	if (s->gear < SV_EST_FULL_GEAR && last &&
-	    gpsphc_sv_estimate(s, last, &freq, &raw_at) >= SV_EST_GOOD)
-		s->freq = freq;
 	s->before_holdover = s->state;
 	s->state = GPSPHC_SERVO_HOLDOVER;
 	s->counters.holdovers++;
@@ -128,135 +416,112 @@ void gpsphc_sv_enter_holdover(struct gpsphc_servo *s,
 }
 
 /*
- * Labelled with little history (fewer than SV_EST_GOOD inputs): while the
- * history grows, its estimates of the rate and of the phase beat what a
- * loop can learn from so few offsets, so they drive the clock directly:
- * the rate is the estimate's, and the estimated phase error is taken out
- * over the next second. False if the history gave no better estimate.
+ * Is the edge, @near (ns) from the nearest prediction, to be taken?
+ * False if it is rejected as an outlier. In HOLDOVER, an edge where the
+ * filters expect it resumes the state before the loss. Once the filters
+ * have scored a few edges, one beyond the outlier bound is rejected, in
+ * any state, up to outlier_max in a row, then the loop relocks; so does
+ * an edge back from holdover with an offset above the step threshold
+ * (LOCKING steps it). The filters model the pulses, not the clock: an
+ * edge far from their prediction is a latency spike whether or not the
+ * clock has converged yet.
  */
-static bool sv_early(struct gpsphc_servo *s,
-		     const struct gpsphc_servo_edge_rec *rec, s64 off,
-		     struct gpsphc_servo_out *out)
+static bool sv_screen(struct gpsphc_servo *s, s64 off, u64 near, u64 g,
+		      struct gpsphc_servo_out *out)
 {
-	u64 raw_at = rec->raw;
-	s64 freq, phase;
-	u32 used;
+	bool known = s->bank.scored >= SV_KF_SCREEN_EDGES;
+	bool suspect = sv_outlier(s, near, g);
 
-	used = gpsphc_sv_estimate(s, rec, &freq, &raw_at);
-	if (used <= s->est_n)
+	if (s->state == GPSPHC_SERVO_HOLDOVER) {
+		if (known && !suspect) {
+			s->state = s->before_holdover;
+			return true;
+		}
+		if (!known || !suspect ||
+		    sv_mag(off) > s->cfg.step_threshold_ns) {
+			gpsphc_sv_relock(s);
+			return true;
+		}
+	} else if (!known || !suspect) {
+		s->rejects = 0;
+		return true;
+	}
+	if (s->rejects < s->cfg.outlier_max) {
+		s->rejects++;
+		s->counters.outliers++;
+		out->flags |= GPSPHC_SERVO_OUT_OUTLIER;
 		return false;
-	s->est_n = used;
-	s->freq = freq;
-	phase = sv_clamp(sv_sat_add(off, (s64)(raw_at - rec->raw)),
-			 SV_OFF_LIMIT);
-	sv_set_adj(s, freq - phase * GPSPHC_SERVO_ADJ_PER_PPB, out);
+	}
+	s->counters.relocks++;
+	gpsphc_sv_relock(s);
 	return true;
 }
 
-/* The PI loop on one accepted, labelled offset at input @rec */
+/* The loop on one labelled input @rec, at offset @off */
 void gpsphc_sv_loop(struct gpsphc_servo *s,
 		    const struct gpsphc_servo_edge_rec *rec, s64 off,
 		    struct gpsphc_servo_out *out)
 {
 	const struct gpsphc_servo_input_cfg *ic = sv_icfg(s);
-	s64 o = sv_clamp(off, SV_OFF_LIMIT);
-	s64 max = sv_max_adj(s);
-	u64 mag = sv_mag(off);
-	u64 sigma, lock_bound;
-	s64 kp, ki;
+	struct gpsphc_servo_bank *b = &s->bank;
+	s64 y[GPSPHC_SERVO_MODELS], d;
+	u64 g = rec->num - b->anchor_num, near = U64_MAX, mag;
+	struct gpsphc_servo_model *m;
+	u32 i;
 
-	if (s->state == GPSPHC_SERVO_HOLDOVER) {
-		/* back to where it was: a loop still locking stays so */
-		if (mag <= sv_outlier_bound(s) && s->var_n) {
-			s->state = s->before_holdover;
-		} else {
-			u64 var = s->var;
-			u32 var_n = s->var_n;
-
-			gpsphc_sv_relock(s, 0);
-			/* The input is as noisy as before the pulses stopped. */
-			s->var = var;
-			s->var_n = var_n;
+	if (!b->ready || rec->num <= b->anchor_num || g > SV_KF_MAX_GAP ||
+	    rec->raw <= b->anchor_raw ||
+	    rec->raw - b->anchor_raw > (u64)SV_KF_MAX_GAP * SV_NSEC) {
+		sv_kf_start(s, rec);
+		g = 0;
+	}
+	if (g) {
+		d = (s64)(rec->raw - b->anchor_raw) << 16;
+		for (i = 0; i < GPSPHC_SERVO_MODELS; i++) {
+			m = &b->m[i];
+			y[i] = sv_clamp(d - (m->a + (s64)g * m->p),
+					SV_KF_Y_LIMIT);
+			near = min(near, sv_mag(y[i]) >> 16);
 		}
-	} else if (s->state == GPSPHC_SERVO_LOCKED && ic->outlier_k &&
-		   mag > sv_outlier_bound(s)) {
-		if (s->rejects < s->cfg.outlier_max) {
-			s->rejects++;
-			s->counters.outliers++;
-			out->flags |= GPSPHC_SERVO_OUT_OUTLIER;
-			sv_set_adj(s, s->freq, out);
+		if (!sv_screen(s, off, near, g, out)) {
+			/* Aim at the next edge from the filter, not this one. */
+			m = &b->m[b->best];
+			sv_steer(s, off, m->p - y[b->best], out);
 			return;
 		}
-		s->counters.relocks++;
-		gpsphc_sv_relock(s, 0);
+		if (b->restart)
+			sv_kf_restart(s, rec);
+		else
+			sv_kf_take(s, rec, y);
 	}
-	s->rejects = 0;
+	m = &b->m[b->best];
+	s->freq = gpsphc_sv_period_freq(s, m->p);
 
-	if (s->state == GPSPHC_SERVO_LOCKING && mag > s->cfg.step_threshold_ns) {
+	if (s->state == GPSPHC_SERVO_LOCKING &&
+	    sv_mag(off) > s->cfg.step_threshold_ns) {
 		gpsphc_sv_step(s, sv_sat_sub(0, off), out);
-		sv_set_adj(s, s->freq, out);
+		sv_steer(s, 0, m->a + m->p, out);
 		return;
 	}
+	sv_steer(s, off, m->a + m->p, out);
 
-	/*
-	 * Gears: a trend means the rate moved: back to a fast gear. A trend
-	 * is SV_TREND_RUN offsets in a row beyond SV_TREND_LO RMS the same
-	 * way, or two beyond SV_TREND_HI RMS. Else after SV_GEAR_HOLD << g
-	 * offsets within lock_ns, one gear slower.
-	 */
-	sigma = max_t(u64, sv_sigma(s), 1);
+	sv_rms_add(s, off);
 	/*
 	 * "Within lock_ns", or within the input's own noise once that is
 	 * known: a PPS whose interrupt latency wanders by more than lock_ns
-	 * (a USB adapter, a busy or virtual machine) must still lock and
-	 * reach the slow gears, which filter that noise, rather than sit on
-	 * the fast ones that pass it to the clock. Not while the rate is at
-	 * its limit: then the offsets grow, and that is no noise.
+	 * (a USB adapter, a busy or virtual machine) must still lock. Not
+	 * while the rate is at its limit: then the offsets grow, and that is
+	 * no noise.
 	 */
-	lock_bound = s->var_n >= GPSPHC_SERVO_LOCK_EDGES &&
-		     sv_mag(s->freq) < (u64)max ?
-		     max_t(u64, ic->lock_ns, SV_TREND_HI * sigma) : ic->lock_ns;
-	if (mag <= SV_TREND_LO * sigma || !s->var_n)
-		s->trend_run = 0;
-	else if (s->trend_run && (o ^ s->prev_off) >= 0)
-		s->trend_run++;
-	else
-		s->trend_run = 1;
-	if (s->var_n >= GPSPHC_SERVO_LOCK_EDGES &&
-	    (s->trend_run >= SV_TREND_RUN ||
-	     (s->trend_run >= 2 && mag > SV_TREND_HI * sigma &&
-	      sv_mag(s->prev_off) > SV_TREND_HI * sigma))) {
-		if (s->gear > SV_TREND_GEAR)
-			s->gear = SV_TREND_GEAR;
-		s->gear_edges = 0;
-		s->trend_run = 0;
-	} else if (mag <= lock_bound && s->gear < ic->max_gear &&
-		   ++s->gear_edges >= (SV_GEAR_HOLD << s->gear)) {
-		s->gear++;
-		s->gear_edges = 0;
-	}
-
-	if (s->est_n < SV_EST_GOOD && sv_early(s, rec, off, out)) {
-		/* stay in the gear the loop takes over in */
-		s->gear = min_t(u64, SV_EST_GOOD_GEAR, ic->max_gear);
-		s->gear_edges = 0;
-	} else {
-		kp = ic->kp >> s->gear;
-		ki = ic->ki >> (2 * s->gear);
-		s->freq = sv_clamp(s->freq - ki * o, max);
-		sv_set_adj(s, s->freq - kp * o, out);
-	}
-
-	sv_rms_add(s, o);
-	sv_var_add(s, o);
-	s->prev_off = o;
-	/* Within lock_ns is good enough, trend or not: that is the contract. */
-	if (mag <= ic->lock_ns || (mag <= lock_bound && !s->trend_run))
+	mag = min_t(u64, sv_mag(off), 1ULL << 31);
+	if (sv_mag(off) <= ic->lock_ns ||
+	    (b->r_n >= GPSPHC_SERVO_LOCK_EDGES &&
+	     sv_mag(s->freq) < (u64)sv_max_adj(s) &&
+	     mag * mag <= SV_LOCK_SIGMAS * SV_LOCK_SIGMAS * b->r))
 		s->lock_run++;
 	else
 		s->lock_run = 0;
 	if (s->state == GPSPHC_SERVO_LOCKING &&
 	    s->lock_run >= GPSPHC_SERVO_LOCK_EDGES)
-		/* The noise estimate carries on: it is the input's, not the state's. */
 		s->state = GPSPHC_SERVO_LOCKED;
 }

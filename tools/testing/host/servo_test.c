@@ -910,8 +910,7 @@ TEST(extreme_inputs)
 		ASSERT_LE(o.state, GPSPHC_SERVO_HOLDOVER);
 		if (i % 50000 == 0) {
 			cfg.max_ppb = i ? ~0U : 0;
-			cfg.pps.kp = ~0U;
-			cfg.pps.ki = ~0U;
+			cfg.pps.outlier_k = ~0U;
 			gpsphc_servo_configure(&s, &cfg);
 		}
 	}

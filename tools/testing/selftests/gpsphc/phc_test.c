@@ -948,10 +948,11 @@ TEST_F_TIMEOUT(lock, locks_and_keeps_the_count, 90)
 	       freq, gpsphc_ll(rx->id, "offset_ns"), gpsphc_ll(rx->id, "rms_ns"),
 	       gpsphc_ll(rx->id, "statistics/outliers"));
 	/*
-	 * Not bounded: freq_ppb is the correction in effect, the loop's
-	 * estimate plus its proportional term, which follows each edge's
-	 * lateness (0.7 ppb per ns in the fastest gear). The edges' errors
-	 * above are what the rate is good for.
+	 * Not bounded: freq_ppb is the correction in effect, the pulses'
+	 * rate plus what takes the phase out by the next edge, which
+	 * follows each edge's lateness (by the steering filter's gain, up
+	 * to 1 ppb per ns while the filters start). The edges' errors above
+	 * are what the rate is good for.
 	 */
 	v = gpsphc_ll(rx->id, "rms_ns");
 	EXPECT_LE(0, v);
@@ -992,8 +993,8 @@ TEST_F_TIMEOUT(lock, locks_and_keeps_the_count, 90)
  * CLOCK_REALTIME's (phc2sys's own PI loop on a TCG timer) and the PHC's
  * frequency changes at each edge (a few ppm times 0.5 s). Measured: max
  * 1.8 us (6.1) and 2.5 us (6.12); the bound is 100 us, as the servo's
- * proportional kicks at a late edge (0.7 ppb per ns of lateness, for
- * 0.5 s) can reach tens of us on a busy host.
+ * correction of a late edge (up to 1 ppb per ns of lateness while its
+ * filters start, for 0.5 s) can reach tens of us on a busy host.
  */
 #define PHC2SYS_BOUND_NS	100000LL
 
@@ -1094,7 +1095,7 @@ TEST_F_TIMEOUT(phc, phc2sys_follows_locked_phc, 90)
 #define HOLDOVER_ENTER_MS	4000
 /*
  * In holdover the clock runs at the servo's frequency estimate (servo.h:
- * its integral term, or the history's fit while the loop is young),
+ * the steering filter's period, the fitted trend of the pulses),
  * which freq_ppb then shows: the rate measured with PRECISE over 3 s
  * matches it to HOLDOVER_RATE_PPB (the arithmetic is exact; 1 ns of
  * rounding per rebase over 3 s is 0.3 ppb). Against the receiver's true
@@ -1103,7 +1104,7 @@ TEST_F_TIMEOUT(phc, phc2sys_follows_locked_phc, 90)
  * host load, and a trend of 50 us over 10 s reads as 5 ppm. Measured:
  * rate = freq_ppb to 1 ppb; from the receiver's rate 0.04..1.0 ppm in
  * most runs, 5.0 and 7.4 ppm in two (6.1 and 6.12, one VM). The bound,
- * 15 ppm, still fails a servo that held its proportional term or the
+ * 15 ppm, still fails a servo that held its last correction or the
  * 50 ppm it started from.
  */
 #define HOLDOVER_RATE_PPB	100
