@@ -58,7 +58,7 @@
  *   keeps the loop's estimate of the pulses' rate. The next edge resumes
  *   the state before the loss (LOCKED or LOCKING) if it is where the loop
  *   predicts it, within the outlier bound; one beyond it is an outlier
- *   like any other (up to outlier_max in a row, then LOCKING), unless its
+ *   like any other (see &gpsphc_servo_cfg.outlier_max), unless its
  *   offset is above the step threshold: then LOCKING, and a step.
  *
  * The loop (servo_loop.c) is a small bank of Kalman filters of the edges'
@@ -83,6 +83,12 @@
 #define GPSPHC_SERVO_LOCK_EDGES		4
 /* Filters in the loop's bank (servo_loop.c) */
 #define GPSPHC_SERVO_MODELS		6
+/*
+ * Outliers that scatter are rejected up to this many times outlier_max
+ * in a row; then the noise has changed, not the pulses, and the loop
+ * relocks to measure it again.
+ */
+#define GPSPHC_SERVO_SCATTER_RUNS	10
 /* Largest max_ppb accepted: 1000 ppm. */
 #define GPSPHC_SERVO_MAX_PPB_LIMIT	1000000
 /* adj units per ppb */
@@ -128,7 +134,10 @@ struct gpsphc_servo_input_cfg {
  *	%GPSPHC_SERVO_MAX_PPB_LIMIT.
  * @outlier_max: consecutive outliers rejected; the next one is accepted
  *	and the loop relocks (LOCKING, its filters start again from that
- *	edge). At least 1.
+ *	edge) if it lies on the line of the last two (the pulses moved: a
+ *	phase or rate step). Outliers that scatter (latency) are rejected
+ *	on, up to %GPSPHC_SERVO_SCATTER_RUNS times @outlier_max in a row;
+ *	the next edge then relocks whatever it says. At least 1.
  * @confirm_n: labels in a row, disagreeing with the count by the same
  *	whole seconds, needed before the count (and the clock) moves;
  *	1..255.
@@ -335,6 +344,16 @@ struct gpsphc_servo_model {
 };
 
 /**
+ * struct gpsphc_servo_reject - an edge rejected as an outlier (internal)
+ * @num: its edge number.
+ * @y: the steering filter's prediction error at it, ns.
+ */
+struct gpsphc_servo_reject {
+	u64 num;
+	s64 y;
+};
+
+/**
  * struct gpsphc_servo_bank - the loop's filters of the edges (internal)
  * @m: the filters, from the steadiest rate to the most wandering one.
  * @ready: @m and the anchor are valid; false: the next labelled edge
@@ -391,6 +410,8 @@ struct gpsphc_servo_bank {
  * @offset_ns: offset at the last labelled input.
  * @bank: the loop's filters; see struct gpsphc_servo_bank.
  * @rejects: outliers in a row.
+ * @rejected: the last two of them, older first: their edge numbers and
+ *	the steering filter's prediction errors (ns); valid up to @rejects.
  * @lock_run: offsets in a row within lock_ns.
  * @pending_d: seconds by which the pending labels disagree.
  * @pending: how far the labels for @pending_d are confirmed.
@@ -428,6 +449,7 @@ struct gpsphc_servo {
 	s64 offset_ns;
 	struct gpsphc_servo_bank bank;
 	u32 rejects;
+	struct gpsphc_servo_reject rejected[2];
 	u32 lock_run;
 	s64 pending_d;
 	struct gpsphc_servo_confirm pending;

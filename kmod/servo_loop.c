@@ -416,19 +416,46 @@ void gpsphc_sv_enter_holdover(struct gpsphc_servo *s,
 }
 
 /*
- * Is the edge, @near (ns) from the nearest prediction, to be taken?
- * False if it is rejected as an outlier. In HOLDOVER, an edge where the
- * filters expect it resumes the state before the loss. Once the filters
- * have scored a few edges, one beyond the outlier bound is rejected, in
- * any state, up to outlier_max in a row, then the loop relocks; so does
- * an edge back from holdover with an offset above the step threshold
+ * Do the outliers in a row and this edge @num, @y ns off the steering
+ * filter's prediction, lie on one line, within what the capture noise
+ * allows (and outlier_min_ns)? Then the pulses moved: a phase step keeps
+ * the errors, a rate step grows them evenly. Latency scatters them. The
+ * line is the last two outliers' (after one only: a phase step); the
+ * prediction's variance from three noisy points is 6 r.
+ */
+static bool sv_rejects_agree(const struct gpsphc_servo *s, u64 num, s64 y)
+{
+	const struct gpsphc_servo_reject *a = &s->rejected[0];
+	const struct gpsphc_servo_reject *b = &s->rejected[1];
+	const struct gpsphc_servo_input_cfg *ic = sv_icfg(s);
+	u64 bound = ic->outlier_k * int_sqrt64(6 * s->bank.r);
+	s64 line = b->y;
+
+	/* |y| < 2^31 and the edges are under SV_KF_MAX_GAP (2^16) apart */
+	if (s->rejects >= 2 && b->num > a->num && num > b->num)
+		line += div64_s64((b->y - a->y) * (s64)(num - b->num),
+				  (s64)(b->num - a->num));
+	return sv_mag(y - line) <= max(bound, ic->outlier_min_ns);
+}
+
+/*
+ * Is the edge @num, @near ns from the nearest prediction and @y ns from
+ * the steering filter's, to be taken? False if it is rejected as an
+ * outlier. In HOLDOVER, an edge where the filters expect it resumes the
+ * state before the loss. Once the filters have scored a few edges, one
+ * beyond the outlier bound is rejected, in any state, up to outlier_max
+ * in a row; the next relocks the loop if it agrees with them (the pulses
+ * moved), else they scatter as latency does and rejection goes on, up to
+ * GPSPHC_SERVO_SCATTER_RUNS times outlier_max in a row. An edge back
+ * from holdover with an offset above the step threshold relocks at once
  * (LOCKING steps it). The filters model the pulses, not the clock: an
  * edge far from their prediction is a latency spike whether or not the
  * clock has converged yet.
  */
 static bool sv_screen(struct gpsphc_servo *s, s64 off, u64 near, u64 g,
-		      struct gpsphc_servo_out *out)
+		      u64 num, s64 y, struct gpsphc_servo_out *out)
 {
+	u32 limit = s->cfg.outlier_max;
 	bool known = s->bank.scored >= SV_KF_SCREEN_EDGES;
 	bool suspect = sv_outlier(s, near, g);
 
@@ -446,7 +473,11 @@ static bool sv_screen(struct gpsphc_servo *s, s64 off, u64 near, u64 g,
 		s->rejects = 0;
 		return true;
 	}
-	if (s->rejects < s->cfg.outlier_max) {
+	if (s->rejects < limit ||
+	    (s->rejects < limit * GPSPHC_SERVO_SCATTER_RUNS &&
+	     !sv_rejects_agree(s, num, y))) {
+		s->rejected[0] = s->rejected[1];
+		s->rejected[1] = (struct gpsphc_servo_reject){ num, y };
 		s->rejects++;
 		s->counters.outliers++;
 		out->flags |= GPSPHC_SERVO_OUT_OUTLIER;
@@ -483,7 +514,8 @@ void gpsphc_sv_loop(struct gpsphc_servo *s,
 					SV_KF_Y_LIMIT);
 			near = min(near, sv_mag(y[i]) >> 16);
 		}
-		if (!sv_screen(s, off, near, g, out)) {
+		if (!sv_screen(s, off, near, g, rec->num, y[b->best] / 65536,
+			       out)) {
 			/* Aim at the next edge from the filter, not this one. */
 			m = &b->m[b->best];
 			sv_steer(s, off, m->p - y[b->best], out);
