@@ -371,6 +371,8 @@ struct gpsphc_servo_reject {
  * @r: the edges' capture noise, ns^2: from second differences of
  *	consecutive edges' raw times, forgotten 1/64 per edge.
  * @r_n: edges in @r, up to 64.
+ * @agile: edges left in which the lowest short score steers, after a
+ *	surprise (an edge far off every prediction, yet taken).
  */
 struct gpsphc_servo_bank {
 	struct gpsphc_servo_model m[GPSPHC_SERVO_MODELS];
@@ -385,6 +387,7 @@ struct gpsphc_servo_bank {
 	u32 scored;
 	u64 r;
 	u32 r_n;
+	u32 agile;
 };
 
 /**

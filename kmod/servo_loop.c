@@ -17,7 +17,9 @@
  * predictions were best steers, and one that falls far behind the best
  * of the last few edges (the rate stepped, a ramp began) restarts from
  * that one's state and memory: the bank then behaves like one filter
- * that knows when the rate moved.
+ * that knows when the rate moved. An edge taken yet far off every
+ * prediction (a rate step seen through little noise) hands the steering
+ * to the most wandering filter at once, not after its scores show it.
  *
  * The clock is steered deadbeat: to read the next second at the steering
  * filter's prediction of the next edge, by its rate alone (within
@@ -74,6 +76,14 @@
  * into a line of a few edges stays in it for hundreds.
  */
 #define SV_KF_SCREEN_EDGES	2U
+/*
+ * An edge taken this many sigmas off every prediction (a rate step seen
+ * through little noise: within outlier_min_ns, but not the noise) hands
+ * the steering to the most wandering filter at once, then to the best of
+ * the last few edges until the lagging filters have restarted: waiting
+ * for the scores would let the error grow for a few more edges.
+ */
+#define SV_KF_SURPRISE		5U
 /* Offsets within this many sigmas of the capture noise count as locked */
 #define SV_LOCK_SIGMAS		3U
 
@@ -245,6 +255,7 @@ static void sv_kf_start(struct gpsphc_servo *s,
 		};
 	b->ready = false;
 	b->restart = false;
+	b->agile = 0;
 	b->best = 0;
 	b->scored = 0;
 	b->r = 0;
@@ -268,6 +279,7 @@ static void sv_kf_restart(struct gpsphc_servo *s,
 		b->m[i].n = 1;
 	}
 	b->restart = false;
+	b->agile = 0;
 	b->scored = 0;
 	b->ready = false;
 	sv_kf_anchor(b, rec);
@@ -297,10 +309,13 @@ static void sv_kf_noise(struct gpsphc_servo_bank *b, s64 d2)
  * best short score (the rate stepped, a ramp began: it fell behind)
  * restarts from the filter that scored it, with as much memory as that
  * one's gains imply (alpha is about 4 / k for a line through k points).
- * Then the steering filter: the lowest long score.
+ * Then the steering filter: after a @surprise the most wandering one,
+ * then for SV_KF_FAST_EDGES edges the lowest short score; else the
+ * lowest long score.
  */
 static void sv_kf_take(struct gpsphc_servo *s,
-		       const struct gpsphc_servo_edge_rec *rec, const s64 *y)
+		       const struct gpsphc_servo_edge_rec *rec, const s64 *y,
+		       bool surprise)
 {
 	struct gpsphc_servo_bank *b = &s->bank;
 	struct gpsphc_servo_model *q;
@@ -332,6 +347,16 @@ static void sv_kf_take(struct gpsphc_servo *s,
 		b->m[i] = *q;
 		b->m[i].n = max(n, 2U);
 	}
+	if (surprise) {
+		b->agile = SV_KF_FAST_EDGES;
+		b->best = GPSPHC_SERVO_MODELS - 1;
+		return;
+	}
+	if (b->agile) {
+		b->agile--;
+		b->best = quick;
+		return;
+	}
 	b->best = 0;
 	for (i = 1; i < GPSPHC_SERVO_MODELS; i++) {
 		sq = b->m[i].score;
@@ -362,20 +387,19 @@ static void sv_steer(struct gpsphc_servo *s, s64 off, s64 span,
 }
 
 /*
- * Is an edge @near ns from the nearest prediction an outlier? Beyond
- * outlier_k times the steering filter's RMS prediction error, plus what
- * its rate noise adds over a gap of @g seconds (q g^3 / 3), and beyond
- * outlier_min_ns. Squares, not roots, on the usual edge a second after
- * the last: this runs in the interrupt.
+ * Is an edge @near ns from the nearest prediction beyond @k times the
+ * steering filter's RMS prediction error, plus what its rate noise adds
+ * over a gap of @g seconds (q g^3 / 3)? With outlier_k: a suspected
+ * outlier; with SV_KF_SURPRISE: a surprise. Squares, not roots, on the
+ * usual edge a second after the last: this runs in the interrupt.
  */
-static bool sv_outlier(const struct gpsphc_servo *s, u64 near, u64 g)
+static bool sv_beyond(const struct gpsphc_servo *s, u64 near, u64 g, u64 k)
 {
-	const struct gpsphc_servo_input_cfg *ic = sv_icfg(s);
 	const struct gpsphc_servo_bank *b = &s->bank;
-	u64 var = b->m[b->best].fast, k = ic->outlier_k, g3;
+	u64 var = b->m[b->best].fast, g3;
 	int lq = sv_kf_log2_q[b->best];
 
-	if (!k || near <= ic->outlier_min_ns)
+	if (!k || b->scored < SV_KF_SCREEN_EDGES)
 		return false;
 	if (g > 1 && lq != SV_KF_Q_NONE) {
 		g3 = g * g * g;
@@ -457,7 +481,8 @@ static bool sv_screen(struct gpsphc_servo *s, s64 off, u64 near, u64 g,
 {
 	u32 limit = s->cfg.outlier_max;
 	bool known = s->bank.scored >= SV_KF_SCREEN_EDGES;
-	bool suspect = sv_outlier(s, near, g);
+	bool suspect = near > sv_icfg(s)->outlier_min_ns &&
+		       sv_beyond(s, near, g, sv_icfg(s)->outlier_k);
 
 	if (s->state == GPSPHC_SERVO_HOLDOVER) {
 		if (known && !suspect) {
@@ -524,7 +549,8 @@ void gpsphc_sv_loop(struct gpsphc_servo *s,
 		if (b->restart)
 			sv_kf_restart(s, rec);
 		else
-			sv_kf_take(s, rec, y);
+			sv_kf_take(s, rec, y,
+				   sv_beyond(s, near, g, SV_KF_SURPRISE));
 	}
 	m = &b->m[b->best];
 	s->freq = gpsphc_sv_period_freq(s, m->p);
