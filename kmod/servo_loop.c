@@ -81,7 +81,9 @@
  * through little noise: within outlier_min_ns, but not the noise) hands
  * the steering to the most wandering filter at once, then to the best of
  * the last few edges until the lagging filters have restarted: waiting
- * for the scores would let the error grow for a few more edges.
+ * for the scores would let the error grow for a few more edges. Only
+ * once the short scores have all their edges: a sigma from a few edges,
+ * through the latency of a busy or virtual machine, is no sigma.
  */
 #define SV_KF_SURPRISE		5U
 /* Offsets within this many sigmas of the capture noise count as locked */
@@ -468,9 +470,11 @@ static bool sv_rejects_agree(const struct gpsphc_servo *s, u64 num, s64 y)
  * outlier. In HOLDOVER, an edge where the filters expect it resumes the
  * state before the loss. Once the filters have scored a few edges, one
  * beyond the outlier bound is rejected, in any state, up to outlier_max
- * in a row; the next relocks the loop if it agrees with them (the pulses
- * moved), else they scatter as latency does and rejection goes on, up to
- * GPSPHC_SERVO_SCATTER_RUNS times outlier_max in a row. An edge back
+ * in a row, and the next relocks the loop. Once locked, it does so only
+ * if it agrees with them (the pulses moved); if they scatter as latency
+ * does, rejection goes on, up to GPSPHC_SERVO_SCATTER_RUNS times
+ * outlier_max in a row (while locking, the filters may be what is
+ * wrong, and starting them again is the cure). An edge back
  * from holdover with an offset above the step threshold relocks at once
  * (LOCKING steps it). The filters model the pulses, not the clock: an
  * edge far from their prediction is a latency spike whether or not the
@@ -499,7 +503,8 @@ static bool sv_screen(struct gpsphc_servo *s, s64 off, u64 near, u64 g,
 		return true;
 	}
 	if (s->rejects < limit ||
-	    (s->rejects < limit * GPSPHC_SERVO_SCATTER_RUNS &&
+	    (s->state != GPSPHC_SERVO_LOCKING &&
+	     s->rejects < limit * GPSPHC_SERVO_SCATTER_RUNS &&
 	     !sv_rejects_agree(s, num, y))) {
 		s->rejected[0] = s->rejected[1];
 		s->rejected[1] = (struct gpsphc_servo_reject){ num, y };
@@ -549,7 +554,7 @@ void gpsphc_sv_loop(struct gpsphc_servo *s,
 		if (b->restart)
 			sv_kf_restart(s, rec);
 		else
-			sv_kf_take(s, rec, y,
+			sv_kf_take(s, rec, y, b->scored >= SV_KF_FAST_EDGES &&
 				   sv_beyond(s, near, g, SV_KF_SURPRISE));
 	}
 	m = &b->m[b->best];
