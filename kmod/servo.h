@@ -62,9 +62,9 @@
  *   offset is above the step threshold: then LOCKING, and a step.
  *
  * The loop (servo_loop.c) is a small bank of Kalman filters of the edges'
- * raw times, each assuming a different wander of the host's rate; the one
- * that predicted the recent edges best steers the clock to read each next
- * second at its prediction of the next edge.
+ * raw times, each assuming a different wander of the host's rate; the
+ * clock is steered to read each next second at their predictions of the
+ * next edge, each weighted by how well it predicted the recent edges.
  */
 #ifndef _GPSPHC_SERVO_H
 #define _GPSPHC_SERVO_H
@@ -361,7 +361,8 @@ struct gpsphc_servo_reject {
  *	starts them from the history's estimate.
  * @restart: the next accepted edge starts the filters again, at their
  *	periods (a relock: the pulses moved).
- * @best: the filter that steers, the one with the lowest @score.
+ * @best: the steering filter, the one with the lowest @score: the rate
+ *	held in holdover, and the one the others are weighed against.
  * @anchor_raw: raw time of the last edge the filters took.
  * @anchor_num: its edge number.
  * @prev_raw: raw time of the edge they took before it; with @prev_num

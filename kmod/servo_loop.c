@@ -21,11 +21,13 @@
  * prediction (a rate step seen through little noise) hands the steering
  * to the most wandering filter at once, not after its scores show it.
  *
- * The clock is steered deadbeat: to read the next second at the steering
- * filter's prediction of the next edge, by its rate alone (within
- * max_ppb). Its error at an edge is then that filter's prediction error,
- * and the measured edges' own noise never reaches it but through the
- * filter.
+ * The clock is steered deadbeat: to read the next second at the bank's
+ * prediction of the next edge, by its rate alone (within max_ppb). Its
+ * error at an edge is then that prediction's error, and the measured
+ * edges' own noise never reaches it but through the filters. The
+ * prediction is the filters' own, each weighted by the likelihood of its
+ * recent prediction errors (model averaging), once the scores are long
+ * enough to tell; before, the steering filter's.
  *
  * Ranges: prediction errors are saturated to +-2^31 ns (2^47 in the 2^-16
  * ns the filters keep) and gains are at most 1 (2^32), so a gain times an
@@ -38,6 +40,8 @@
 
 /* Offsets kept for the RMS */
 #define SV_RMS_LIMIT		268435456		/* 2^28 */
+/* 1 in 2^-31 */
+#define SV_Q31			2147483648ULL
 /* A gain of 1 */
 #define SV_ONE			4294967296ULL		/* 2^32 */
 /* Prediction errors, 2^-16 ns */
@@ -66,6 +70,11 @@
  * dozen edges differ by that much by chance.
  */
 #define SV_KF_EARLY		4U
+/*
+ * Filters whose long score is this much (1/16) above the best one's weigh
+ * under 2^-22 in the steering prediction, and are left out of it.
+ */
+#define SV_KF_BLEND_SHIFT	4
 /* Second differences beyond this many sigmas are clipped in r */
 #define SV_KF_R_CLIP		3U
 /* A filter whose short score is this many times the lowest one restarts */
@@ -370,6 +379,64 @@ static void sv_kf_take(struct gpsphc_servo *s,
 }
 
 /*
+ * The weight (2^-31) of a filter whose long score is @sq, against the
+ * best one's @best: the likelihood ratio of their last SV_KF_SCORE_EDGES
+ * prediction errors were they Gaussian, (best / sq)^(edges / 2), which
+ * is (1 + d)^-256 with d = sq / best - 1 for an exponential memory of
+ * 256 edges (about 512 edges' worth). @inv is 2^62 / (@best >> @sh),
+ * the same for every filter: one division an edge, not six. 0 beyond
+ * 1/16 worse: below 2^-22.
+ */
+static u64 sv_kf_weight(u64 sq, u64 best, u64 inv, int sh)
+{
+	u64 d, x;
+	int i;
+
+	if (sq <= best)
+		return SV_Q31;
+	if (sq - best > best >> SV_KF_BLEND_SHIFT)
+		return 0;
+	/* d < 1/16 (2^-31): 1 / (1 + d) = 1 - d + d^2 - d^3 + d^4 + O(d^5) */
+	d = mul_u64_u64_shr((sq - best) >> sh, inv, 31);
+	x = SV_Q31 - d;
+	for (i = 0; i < 3; i++)
+		x = SV_Q31 - ((d * x) >> 31);
+	/* ^256 */
+	for (i = 0; i < 8; i++)
+		x = (x * x) >> 31;
+	return x;
+}
+
+/*
+ * Raw time from the last edge to the next one, 2^-16 ns, as the clock is
+ * steered to it: the filters' predictions weighted by the likelihood of
+ * their recent errors (model averaging: the filters' predictions differ
+ * most when the rate has just begun to move, and no single one is then
+ * best), once the long scores have all their edges and no surprise is
+ * being followed; else the steering filter's.
+ */
+static s64 sv_kf_span(const struct gpsphc_servo_bank *b)
+{
+	const struct gpsphc_servo_model *m = &b->m[b->best];
+	s64 span = m->a + m->p, sum = 0, d;
+	int sh = max(fls64(m->score) - 31, 0);
+	u64 w, wsum = 0, inv;
+	u32 i;
+
+	if (b->scored < SV_KF_SCORE_EDGES || b->agile)
+		return span;
+	inv = div64_u64(1ULL << 62, (m->score >> sh) | 1);
+	for (i = 0; i < GPSPHC_SERVO_MODELS; i++) {
+		w = sv_kf_weight(b->m[i].score, m->score, inv, sh);
+		/* |d| < 2^28 (4 us), w <= 2^31: six products fit s64 */
+		d = sv_clamp(b->m[i].a + b->m[i].p - span, 1LL << 28);
+		sum += d * (s64)w;
+		wsum += w;
+	}
+	return span + div64_s64(sum, (s64)wsum);
+}
+
+/*
  * Make the clock, which read TAI + @off at the edge, read the next second
  * @span (2^-16 ns of raw time) after it: by rate, within max_ppb.
  */
@@ -563,10 +630,10 @@ void gpsphc_sv_loop(struct gpsphc_servo *s,
 	if (s->state == GPSPHC_SERVO_LOCKING &&
 	    sv_mag(off) > s->cfg.step_threshold_ns) {
 		gpsphc_sv_step(s, sv_sat_sub(0, off), out);
-		sv_steer(s, 0, m->a + m->p, out);
+		sv_steer(s, 0, sv_kf_span(b), out);
 		return;
 	}
-	sv_steer(s, off, m->a + m->p, out);
+	sv_steer(s, off, sv_kf_span(b), out);
 
 	sv_rms_add(s, off);
 	/*
