@@ -3,13 +3,18 @@
  * gpsphc: one class device per attached tty, and the lookups to it.
  *
  * n_tty owns tty->disc_data, so the DCD interrupt finds its device in a
- * list keyed by the tty pointer (irq-safe spinlock). Netlink and sysfs
- * find devices by id in an xarray, under gpsphc_devs_mutex, which attach
- * and detach also take. An id stays taken until its device is gone from
- * sysfs, so that no other tty can be given the same name meanwhile;
- * lookups skip the devices that are not attached yet or any more.
+ * list keyed by the tty pointer. The list is read under RCU, without a
+ * lock (the lookup is on the DCD path), and changed under
+ * gpsphc_devs_lock; a device is freed a grace period after its last
+ * reference is gone, as a lookup may still be walking past it. Netlink
+ * and sysfs find devices by id in an xarray, under gpsphc_devs_mutex,
+ * which attach and detach also take. An id stays taken until its device
+ * is gone from sysfs, so that no other tty can be given the same name
+ * meanwhile; lookups skip the devices that are not attached yet or any
+ * more.
  */
 
+#include <linux/rculist.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/xarray.h>
@@ -51,32 +56,38 @@ void gpsphc_class_unregister(void)
 
 static void gpsphc_dev_release(struct device *dev)
 {
-	kfree(to_gpsphc_dev(dev));
+	struct gpsphc_dev *gdev = to_gpsphc_dev(dev);
+
+	/* A lookup on another tty may still be walking past its node. */
+	kfree_rcu(gdev, rcu);
 }
 
 /**
  * gpsphc_dev_lookup() - find the device attached to a tty
  * @tty: the tty
  *
- * Safe in any context. The result stays valid while the caller runs
- * inside an ldisc operation of @tty: detach happens in the ldisc's close,
- * which the tty layer never runs concurrently with the other operations.
+ * Safe in any context, and takes no lock. The result stays valid while
+ * the caller runs inside an ldisc operation of @tty: detach happens in
+ * the ldisc's close, which the tty layer never runs concurrently with the
+ * other operations. Other devices may leave the list meanwhile; they are
+ * freed only after a grace period (gpsphc_dev_release()), and this walk,
+ * with preemption off, is an RCU reader (one that costs no function call
+ * on a kernel with preemptible RCU, unlike rcu_read_lock()).
  *
  * Return: the device, or NULL when @tty has none.
  */
 struct gpsphc_dev *gpsphc_dev_lookup(struct tty_struct *tty)
 {
 	struct gpsphc_dev *gdev, *found = NULL;
-	unsigned long flags;
 
-	spin_lock_irqsave(&gpsphc_devs_lock, flags);
-	list_for_each_entry(gdev, &gpsphc_devs, node) {
+	rcu_read_lock_sched();
+	list_for_each_entry_rcu(gdev, &gpsphc_devs, node) {
 		if (gdev->tty == tty) {
 			found = gdev;
 			break;
 		}
 	}
-	spin_unlock_irqrestore(&gpsphc_devs_lock, flags);
+	rcu_read_unlock_sched();
 	return found;
 }
 
@@ -167,7 +178,6 @@ static void gpsphc_dev_kill(struct gpsphc_dev *gdev)
 struct gpsphc_dev *gpsphc_dev_attach(struct tty_struct *tty)
 {
 	struct gpsphc_dev *gdev;
-	unsigned long flags;
 	int ret;
 
 	gdev = kzalloc(sizeof(*gdev), GFP_KERNEL);
@@ -223,9 +233,9 @@ struct gpsphc_dev *gpsphc_dev_attach(struct tty_struct *tty)
 	dev_set_uevent_suppress(&gdev->dev, false);
 	kobject_uevent(&gdev->dev.kobj, KOBJ_ADD);
 
-	spin_lock_irqsave(&gpsphc_devs_lock, flags);
-	list_add_tail(&gdev->node, &gpsphc_devs);
-	spin_unlock_irqrestore(&gpsphc_devs_lock, flags);
+	spin_lock(&gpsphc_devs_lock);
+	list_add_tail_rcu(&gdev->node, &gpsphc_devs);
+	spin_unlock(&gpsphc_devs_lock);
 
 	mutex_lock(&gpsphc_devs_mutex);
 	gdev->detached = false;
@@ -264,15 +274,14 @@ out_unlock:
 void gpsphc_dev_detach(struct tty_struct *tty)
 {
 	struct gpsphc_dev *gdev = gpsphc_dev_lookup(tty);
-	unsigned long flags;
 
 	/* Attach and detach are paired by the tty layer; nothing to undo. */
 	if (WARN_ON_ONCE(!gdev))
 		return;
 
-	spin_lock_irqsave(&gpsphc_devs_lock, flags);
-	list_del_init(&gdev->node);
-	spin_unlock_irqrestore(&gpsphc_devs_lock, flags);
+	spin_lock(&gpsphc_devs_lock);
+	list_del_rcu(&gdev->node);
+	spin_unlock(&gpsphc_devs_lock);
 
 	/* Netlink handlers hold the mutex while they use a device. */
 	mutex_lock(&gpsphc_devs_mutex);

@@ -5,12 +5,15 @@
  * Lifetime of a struct gpsphc_dev
  * ===============================
  * The structure is freed by the release callback of its class device,
- * when the last reference to @dev is dropped; detach drops the one
- * attach took. Who else can reach it, and what keeps that safe:
+ * an RCU grace period after the last reference to @dev is dropped;
+ * detach drops the one attach took. Who else can reach it, and what keeps
+ * that safe:
  *
  * - the tty (ldisc ops, the DCD interrupt): through gpsphc_dev_lookup().
  *   The tty layer runs no ldisc op, and lets no dcd_change in, while the
- *   ldisc's close (our detach) runs, and none after it.
+ *   ldisc's close (our detach) runs, and none after it. A lookup for
+ *   another tty may walk past the node of a device being detached: it
+ *   does so as an RCU reader, hence the grace period.
  * - sysfs files: kernfs keeps the device alive during a show or store and
  *   device_del() waits for those in progress. Stores check @phc_dead and
  *   fail with ENODEV once detach began, so no write is silently lost.
@@ -243,7 +246,9 @@ struct gpsphc_event_sink {
  * struct gpsphc_dev - state of one tty with the gpsphc discipline attached
  * @dev:	class device under /sys/class/gpsphc; its refcount owns the
  *		structure, which dev.release frees
- * @node:	entry in the tty lookup list (gpsphc_devs_lock)
+ * @node:	entry in the tty lookup list: RCU, changed under
+ *		gpsphc_devs_lock
+ * @rcu:	frees the structure a grace period after its release
  * @tty:	the tty; valid from attach to detach, which the tty layer
  *		serialises against every ldisc op
  * @id:		number in the device name (gpsphc<id>) and in netlink
@@ -299,6 +304,7 @@ struct gpsphc_event_sink {
 struct gpsphc_dev {
 	struct device dev;
 	struct list_head node;
+	struct rcu_head rcu;
 	struct tty_struct *tty;
 	u32 id;
 	char tty_name[64];
