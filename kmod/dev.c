@@ -187,7 +187,6 @@ struct gpsphc_dev *gpsphc_dev_attach(struct tty_struct *tty)
 	gdev->tty = tty;
 	strscpy(gdev->tty_name, tty->name, sizeof(gdev->tty_name));
 	INIT_LIST_HEAD(&gdev->node);
-	spin_lock_init(&gdev->pps_lock);
 	gdev->edge = GPSPHC_EDGE_RISING;
 	gpsphc_events_init(gdev);
 	gpsphc_rx_init(gdev);

@@ -257,12 +257,11 @@ struct gpsphc_event_sink {
  *		while attach is not done yet, and from the start of detach
  * @pps:	the standard PPS source fed with the same edges
  * @pps_id:	N of its /dev/ppsN, kept for readers racing with detach
- * @pps_lock:	protects the fields down to @pps_edges; taken in the DCD
- *		interrupt
- * @edge:	which edge is on time (assert)
- * @pps_seq:	number of the next edge; the label path reads it
- *		without the lock (READ_ONCE), to tell a clear edge's seq
- *		from one not captured yet
+ * @edge:	which edge is on time (assert); written and read once
+ *		(WRITE_ONCE/READ_ONCE), each edge reads it once
+ * @pps_seq:	number of the next edge; only capture moves it, with a
+ *		cmpxchg, and the label path reads it (READ_ONCE) to tell a
+ *		clear edge's seq from one not captured yet
  * @pps_edges:	edges seen, both kinds
  * @events:	the device's notifications (events.c)
  * @framer:	sentence framer; used only by the receive path, which the
@@ -313,10 +312,9 @@ struct gpsphc_dev {
 	struct pps_device *pps;
 	u32 pps_id;
 
-	spinlock_t pps_lock;	/* the DCD interrupt takes it */
 	enum gpsphc_edge edge;
 	u32 pps_seq;
-	u64 pps_edges;
+	atomic64_t pps_edges;
 
 	struct gpsphc_events events;
 

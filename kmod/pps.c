@@ -56,11 +56,7 @@ void gpsphc_pps_unregister(struct gpsphc_dev *gdev)
  */
 void gpsphc_pps_set_edge(struct gpsphc_dev *gdev, enum gpsphc_edge edge)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&gdev->pps_lock, flags);
-	gdev->edge = edge;
-	spin_unlock_irqrestore(&gdev->pps_lock, flags);
+	WRITE_ONCE(gdev->edge, edge);
 }
 
 /**
@@ -71,7 +67,10 @@ void gpsphc_pps_set_edge(struct gpsphc_dev *gdev, enum gpsphc_edge edge)
  *
  * The edge gets its identity, its seq, here; the servo counts it (an
  * on-time edge) before its notification is queued, so the notification
- * says what the servo made of it and a label sent on it finds it.
+ * says what the servo made of it and a label sent on it finds it. The
+ * seq and the count of edges take no lock: the tty drivers report one
+ * edge at a time, and the cmpxchg keeps each seq given once even to a
+ * driver that did not.
  *
  * Context: the UART's interrupt, port lock held: one edge at a time.
  */
@@ -84,19 +83,17 @@ void gpsphc_pps_capture(struct gpsphc_dev *gdev,
 		.real_ns = ktime_to_ns(snap->real),
 		.edge = active ? GPSPHC_EDGE_RISING : GPSPHC_EDGE_FALLING,
 	};
-	unsigned long flags;
 
 #ifdef CONFIG_NTP_PPS
 	ts.ts_raw = ktime_to_timespec64(snap->raw);
 #endif
 
-	spin_lock_irqsave(&gdev->pps_lock, flags);
-	ev.assert = active == (gdev->edge == GPSPHC_EDGE_RISING);
-	gdev->pps_edges++;
-	ev.seq = gdev->pps_seq;
+	ev.assert = active == (READ_ONCE(gdev->edge) == GPSPHC_EDGE_RISING);
+	atomic64_inc(&gdev->pps_edges);
 	/* Read by the label path, to tell a clear edge from a future one. */
-	WRITE_ONCE(gdev->pps_seq, ev.seq + 1);
-	spin_unlock_irqrestore(&gdev->pps_lock, flags);
+	ev.seq = READ_ONCE(gdev->pps_seq);
+	while (!try_cmpxchg(&gdev->pps_seq, &ev.seq, ev.seq + 1))
+		;
 
 	pps_event(gdev->pps, &ts, ev.assert ? PPS_CAPTUREASSERT : PPS_CAPTURECLEAR,
 		  NULL);

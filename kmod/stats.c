@@ -35,9 +35,7 @@ void gpsphc_dev_stats(struct gpsphc_dev *gdev, u64 *stats)
 	stats[GPSPHC_A_STATS_BINARY_FRAMES] = READ_ONCE(fc->binary_frames);
 	stats[GPSPHC_A_STATS_BINARY_BAD] = READ_ONCE(fc->binary_bad);
 
-	spin_lock_irqsave(&gdev->pps_lock, flags);
-	stats[GPSPHC_A_STATS_PPS_EDGES] = gdev->pps_edges;
-	spin_unlock_irqrestore(&gdev->pps_lock, flags);
+	stats[GPSPHC_A_STATS_PPS_EDGES] = atomic64_read(&gdev->pps_edges);
 	stats[GPSPHC_A_STATS_EVENTS_DROPPED] = gpsphc_events_dropped(gdev);
 	/* The servo's count of seconds is the only one. */
 	spin_lock_irqsave(&gdev->phc_lock, flags);
