@@ -47,19 +47,29 @@ int gpsphc_class_register(void)
 /**
  * gpsphc_class_unregister() - unregister the gpsphc device class
  *
- * Every tty must have been detached before.
+ * Every tty must have been detached before. Waits for the devices'
+ * structures to be freed: gpsphc_dev_free() is this module's code.
  */
 void gpsphc_class_unregister(void)
 {
 	class_unregister(&gpsphc_class);
+	rcu_barrier();
 }
 
+static void gpsphc_dev_free(struct rcu_head *rcu)
+{
+	kfree(container_of(rcu, struct gpsphc_dev, rcu));
+}
+
+/*
+ * A lookup on another tty may still be walking past the device's node:
+ * it is freed after a grace period. Not with kfree_rcu(), which batches
+ * frees for up to 5 s, so that a loop of attach and detach holds
+ * thousands of dead devices for a while.
+ */
 static void gpsphc_dev_release(struct device *dev)
 {
-	struct gpsphc_dev *gdev = to_gpsphc_dev(dev);
-
-	/* A lookup on another tty may still be walking past its node. */
-	kfree_rcu(gdev, rcu);
+	call_rcu(&to_gpsphc_dev(dev)->rcu, gpsphc_dev_free);
 }
 
 /**
