@@ -42,6 +42,7 @@
 
 #include <linux/device.h>
 #include <linux/list.h>
+#include <linux/math64.h>
 #include <linux/mutex.h>
 #include <linux/ptp_clock_kernel.h>
 #include <linux/spinlock.h>
@@ -379,12 +380,76 @@ void gpsphc_pps_set_edge(struct gpsphc_dev *gdev, enum gpsphc_edge edge);
 
 /* phc.c */
 void gpsphc_phc_init(struct gpsphc_dev *gdev);
-s64 gpsphc_phc_tai_locked(const struct gpsphc_dev *gdev, u64 raw);
 s64 gpsphc_phc_read_locked(const struct gpsphc_dev *gdev, u64 raw);
 void gpsphc_phc_set_adj_locked(struct gpsphc_dev *gdev, u64 raw, s64 adj);
 void gpsphc_phc_step_locked(struct gpsphc_dev *gdev, u64 raw, s64 delta_ns);
-void gpsphc_phc_leap_done_locked(struct gpsphc_dev *gdev, s64 tai);
-void gpsphc_phc_extts_locked(struct gpsphc_dev *gdev, u64 raw);
+void gpsphc_phc_leap_retire_locked(struct gpsphc_dev *gdev, s64 tai);
+void gpsphc_phc_extts_event_locked(struct gpsphc_dev *gdev, u64 raw);
+
+/*
+ * What every on-time edge asks of the clock, under phc_lock in the DCD
+ * interrupt, is inline: the time base's arithmetic, and the checks that
+ * find nothing to do (no leap second pending, no EXTTS channel on), which
+ * then cost neither a call nor the TAI time they would be handed.
+ */
+
+/* adj units per ppb: 2^-16 ppb resolution, as scaled_ppm has 2^-16 ppm. */
+#define GPSPHC_ADJ_PER_PPB	65536LL
+#define GPSPHC_ADJ_DIV		(NSEC_PER_SEC * 65536ULL)
+
+/* @d * adj / (1e9 * 2^16), exact for any d and adj in range. */
+static inline s64 gpsphc_phc_scale(s64 d, s64 adj)
+{
+	u64 c = mul_u64_u64_div_u64(abs(d), abs(adj), GPSPHC_ADJ_DIV);
+
+	return (d < 0) != (adj < 0) ? -(s64)c : (s64)c;
+}
+
+/**
+ * gpsphc_phc_tai_locked() - the clock's TAI time at a raw instant
+ * @gdev: the device
+ * @raw: CLOCK_MONOTONIC_RAW ns, before or after the base
+ *
+ * Context: phc_lock held.
+ * Return: TAI ns since 1970.
+ */
+static inline s64 gpsphc_phc_tai_locked(const struct gpsphc_dev *gdev,
+					u64 raw)
+{
+	s64 d = (s64)(raw - gdev->phc_base_raw);
+
+	lockdep_assert_held(&gdev->phc_lock);
+	return gdev->phc_base_ns + d + gpsphc_phc_scale(d, gdev->phc_adj);
+}
+
+/**
+ * gpsphc_phc_leap_done_locked() - retire a leap second once it is past
+ * @gdev: the device
+ * @tai: the clock's TAI time now
+ *
+ * Context: phc_lock held.
+ */
+static inline void gpsphc_phc_leap_done_locked(struct gpsphc_dev *gdev,
+					       s64 tai)
+{
+	lockdep_assert_held(&gdev->phc_lock);
+	if (gdev->leap != GPSPHC_LEAP_NONE)
+		gpsphc_phc_leap_retire_locked(gdev, tai);
+}
+
+/**
+ * gpsphc_phc_extts_locked() - report an on-time edge as an EXTTS event
+ * @gdev: the device
+ * @raw: the edge's CLOCK_MONOTONIC_RAW timestamp
+ *
+ * Context: the DCD interrupt, phc_lock held.
+ */
+static inline void gpsphc_phc_extts_locked(struct gpsphc_dev *gdev, u64 raw)
+{
+	lockdep_assert_held(&gdev->phc_lock);
+	if (gdev->extts_on)
+		gpsphc_phc_extts_event_locked(gdev, raw);
+}
 
 /* ptp.c */
 int gpsphc_ptp_register(struct gpsphc_dev *gdev);

@@ -20,33 +20,6 @@
 
 #include "gpsphc.h"
 
-/* adj units per ppb: 2^-16 ppb resolution, as scaled_ppm has 2^-16 ppm. */
-#define GPSPHC_ADJ_PER_PPB	65536LL
-#define GPSPHC_ADJ_DIV		(NSEC_PER_SEC * 65536ULL)
-/* @d * adj / (1e9 * 2^16), exact for any d and adj in range. */
-static s64 gpsphc_phc_scale(s64 d, s64 adj)
-{
-	u64 c = mul_u64_u64_div_u64(abs(d), abs(adj), GPSPHC_ADJ_DIV);
-
-	return (d < 0) != (adj < 0) ? -(s64)c : (s64)c;
-}
-
-/**
- * gpsphc_phc_tai_locked() - the clock's TAI time at a raw instant
- * @gdev: the device
- * @raw: CLOCK_MONOTONIC_RAW ns, before or after the base
- *
- * Context: phc_lock held.
- * Return: TAI ns since 1970.
- */
-s64 gpsphc_phc_tai_locked(const struct gpsphc_dev *gdev, u64 raw)
-{
-	s64 d = (s64)(raw - gdev->phc_base_raw);
-
-	lockdep_assert_held(&gdev->phc_lock);
-	return gdev->phc_base_ns + d + gpsphc_phc_scale(d, gdev->phc_adj);
-}
-
 /* Move the base to @raw, keeping the mapping continuous. */
 static void gpsphc_phc_rebase_locked(struct gpsphc_dev *gdev, u64 raw)
 {
@@ -133,13 +106,15 @@ s64 gpsphc_phc_read_locked(const struct gpsphc_dev *gdev, u64 raw)
 }
 
 /**
- * gpsphc_phc_leap_done_locked() - retire a leap second once it is past
+ * gpsphc_phc_leap_retire_locked() - retire a pending leap second if past
  * @gdev: the device
  * @tai: the clock's TAI time now
  *
+ * The out-of-line half of gpsphc_phc_leap_done_locked().
+ *
  * Context: phc_lock held.
  */
-void gpsphc_phc_leap_done_locked(struct gpsphc_dev *gdev, s64 tai)
+void gpsphc_phc_leap_retire_locked(struct gpsphc_dev *gdev, s64 tai)
 {
 	s64 off = gpsphc_phc_utc_offset_ns_locked(gdev, tai);
 
@@ -153,13 +128,15 @@ void gpsphc_phc_leap_done_locked(struct gpsphc_dev *gdev, s64 tai)
 }
 
 /**
- * gpsphc_phc_extts_locked() - report an on-time edge as an EXTTS event
- * @gdev: the device
+ * gpsphc_phc_extts_event_locked() - report an on-time edge as EXTTS
+ * @gdev: the device, its EXTTS channel on
  * @raw: the edge's CLOCK_MONOTONIC_RAW timestamp
+ *
+ * The out-of-line half of gpsphc_phc_extts_locked().
  *
  * Context: the DCD interrupt, phc_lock held.
  */
-void gpsphc_phc_extts_locked(struct gpsphc_dev *gdev, u64 raw)
+void gpsphc_phc_extts_event_locked(struct gpsphc_dev *gdev, u64 raw)
 {
 	struct ptp_clock_event ev = {
 		.type = PTP_CLOCK_EXTTS,
@@ -167,8 +144,6 @@ void gpsphc_phc_extts_locked(struct gpsphc_dev *gdev, u64 raw)
 	};
 
 	lockdep_assert_held(&gdev->phc_lock);
-	if (!gdev->extts_on)
-		return;
 	ev.timestamp = gpsphc_phc_read_locked(gdev, raw);
 	ptp_clock_event(gdev->ptp, &ev);
 }
