@@ -5,7 +5,7 @@
  * n_tty owns tty->disc_data, so the DCD interrupt finds its device in a
  * list keyed by the tty pointer. The list is read under RCU, without a
  * lock (the lookup is on the DCD path), and changed under
- * gpsphc_devs_lock; a device is freed a grace period after its last
+ * gpsphc_devs_mutex; a device is freed a grace period after its last
  * reference is gone, as a lookup may still be walking past it. Netlink
  * and sysfs find devices by id in an xarray, under gpsphc_devs_mutex,
  * which attach and detach also take. An id stays taken until its device
@@ -22,9 +22,11 @@
 #include "gpsphc.h"
 
 static LIST_HEAD(gpsphc_devs);
-static DEFINE_SPINLOCK(gpsphc_devs_lock);
 static DEFINE_XARRAY_ALLOC(gpsphc_ids);
-/* Serialises attach/detach with netlink and sysfs lookups by id. */
+/*
+ * Serialises attach/detach with netlink and sysfs lookups by id, and
+ * orders the changes to the tty lookup list (read under RCU).
+ */
 DEFINE_MUTEX(gpsphc_devs_mutex);
 /* Bumped on every attach and detach, for consistent netlink dumps. */
 u32 gpsphc_devs_generation;
@@ -242,11 +244,8 @@ struct gpsphc_dev *gpsphc_dev_attach(struct tty_struct *tty)
 	dev_set_uevent_suppress(&gdev->dev, false);
 	kobject_uevent(&gdev->dev.kobj, KOBJ_ADD);
 
-	spin_lock(&gpsphc_devs_lock);
-	list_add_tail_rcu(&gdev->node, &gpsphc_devs);
-	spin_unlock(&gpsphc_devs_lock);
-
 	mutex_lock(&gpsphc_devs_mutex);
+	list_add_tail_rcu(&gdev->node, &gpsphc_devs);
 	gdev->detached = false;
 	gpsphc_devs_generation++;
 	mutex_unlock(&gpsphc_devs_mutex);
@@ -288,12 +287,9 @@ void gpsphc_dev_detach(struct tty_struct *tty)
 	if (WARN_ON_ONCE(!gdev))
 		return;
 
-	spin_lock(&gpsphc_devs_lock);
-	list_del_rcu(&gdev->node);
-	spin_unlock(&gpsphc_devs_lock);
-
 	/* Netlink handlers hold the mutex while they use a device. */
 	mutex_lock(&gpsphc_devs_mutex);
+	list_del_rcu(&gdev->node);
 	WRITE_ONCE(gdev->detached, true);
 	gpsphc_devs_generation++;
 	mutex_unlock(&gpsphc_devs_mutex);

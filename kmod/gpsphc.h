@@ -248,7 +248,7 @@ struct gpsphc_event_sink {
  * @dev:	class device under /sys/class/gpsphc; its refcount owns the
  *		structure, which dev.release frees
  * @node:	entry in the tty lookup list: RCU, changed under
- *		gpsphc_devs_lock
+ *		gpsphc_devs_mutex
  * @rcu:	frees the structure a grace period after its release
  * @tty:	the tty; valid from attach to detach, which the tty layer
  *		serialises against every ldisc op
