@@ -134,11 +134,11 @@ struct gpsphc_servo_input_cfg {
  *	%GPSPHC_SERVO_MAX_PPB_LIMIT.
  * @outlier_max: consecutive outliers rejected; the next one is accepted
  *	and the loop relocks (LOCKING, its filters start again from that
- *	edge). Once LOCKED, only if it lies on the line of the last two
- *	(the pulses moved: a phase or rate step); outliers that scatter
- *	(latency) are rejected on, up to %GPSPHC_SERVO_SCATTER_RUNS times
- *	@outlier_max in a row, and the next edge then relocks whatever it
- *	says. At least 1.
+ *	edge). Once LOCKED (and in a HOLDOVER entered from LOCKED), only
+ *	if it lies on the line of the last two (the pulses moved: a phase
+ *	or rate step); outliers that scatter (latency) are rejected on, up
+ *	to %GPSPHC_SERVO_SCATTER_RUNS times @outlier_max in a row, and the
+ *	next edge then relocks whatever it says. At least 1.
  * @confirm_n: labels in a row, disagreeing with the count by the same
  *	whole seconds, needed before the count (and the clock) moves;
  *	1..255.

@@ -531,6 +531,14 @@ static bool sv_rejects_agree(const struct gpsphc_servo *s, u64 num, s64 y)
 	return sv_mag(y - line) <= max(bound, ic->outlier_min_ns);
 }
 
+/* LOCKED, or in a HOLDOVER entered from LOCKED */
+static bool sv_locked(const struct gpsphc_servo *s)
+{
+	return s->state == GPSPHC_SERVO_LOCKED ||
+	       (s->state == GPSPHC_SERVO_HOLDOVER &&
+		s->before_holdover == GPSPHC_SERVO_LOCKED);
+}
+
 /*
  * Is the edge @num, @near ns from the nearest prediction and @y ns from
  * the steering filter's, to be taken? False if it is rejected as an
@@ -570,7 +578,7 @@ static bool sv_screen(struct gpsphc_servo *s, s64 off, u64 near, u64 g,
 		return true;
 	}
 	if (s->rejects < limit ||
-	    (s->state != GPSPHC_SERVO_LOCKING &&
+	    (sv_locked(s) &&
 	     s->rejects < limit * GPSPHC_SERVO_SCATTER_RUNS &&
 	     !sv_rejects_agree(s, num, y))) {
 		s->rejected[0] = s->rejected[1];

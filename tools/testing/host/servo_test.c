@@ -619,6 +619,19 @@ TEST(scattered_late_edges_keep_the_lock)
 	EXPECT_LT(max, 5000.0);
 }
 
+/* @n edges captured 0.5 and 3 ms late in turn: each one rejected */
+static void expect_scatter_rejected(struct __test_metadata *_metadata,
+				    struct rig *r, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		r->sim.cfg.latency_ns = (i % 2 ? 3000 : 500) * 1000.0;
+		rig_second(r);
+		EXPECT_TRUE(r->out.flags & GPSPHC_SERVO_OUT_OUTLIER);
+	}
+}
+
 /*
  * Scatter that never ends is a change of the noise, not latency: after
  * GPSPHC_SERVO_SCATTER_RUNS times outlier_max (30) outliers in a row the
@@ -627,19 +640,38 @@ TEST(scattered_late_edges_keep_the_lock)
 TEST(endless_scatter_relocks)
 {
 	struct rig r;
-	unsigned int i;
 
 	rig_start(&r, 100);
 	ASSERT_EQ(r.s.state, GPSPHC_SERVO_LOCKED);
-	for (i = 0; i < 30; i++) {
-		r.sim.cfg.latency_ns = (i % 2 ? 3000 : 500) * 1000.0;
-		rig_second(&r);
-		EXPECT_TRUE(r.out.flags & GPSPHC_SERVO_OUT_OUTLIER);
-	}
+	expect_scatter_rejected(_metadata, &r, 30);
 	EXPECT_EQ(r.s.counters.relocks, 0);
 	rig_second(&r);
 	EXPECT_FALSE(r.out.flags & GPSPHC_SERVO_OUT_OUTLIER);
 	EXPECT_EQ(r.s.counters.outliers, 30);
+	EXPECT_EQ(r.s.counters.relocks, 1);
+	EXPECT_EQ(r.out.state, GPSPHC_SERVO_LOCKING);
+}
+
+/*
+ * The scatter rule keeps a lock, and only a lock: in a HOLDOVER entered
+ * while LOCKING, the filters may be what is wrong, so outlier_max (3)
+ * late edges in a row are rejected and the 4th relocks, however they
+ * scatter (as while LOCKING).
+ */
+TEST(holdover_from_locking_relocks_on_scatter)
+{
+	struct rig r;
+
+	rig_start(&r, 5);
+	ASSERT_EQ(r.s.state, GPSPHC_SERVO_LOCKING);
+	edge_sim_drop(&r.sim, 5, 10);
+	rig_run(&r, 5);
+	ASSERT_EQ(r.s.state, GPSPHC_SERVO_HOLDOVER);
+	expect_scatter_rejected(_metadata, &r, 3);
+	r.sim.cfg.latency_ns = 1900000;
+	rig_second(&r);
+	EXPECT_FALSE(r.out.flags & GPSPHC_SERVO_OUT_OUTLIER);
+	EXPECT_EQ(r.s.counters.outliers, 3);
 	EXPECT_EQ(r.s.counters.relocks, 1);
 	EXPECT_EQ(r.out.state, GPSPHC_SERVO_LOCKING);
 }
