@@ -6,7 +6,7 @@
  *
  * In the kernel it gives the kernel's own u8..s64, bool, size_t and NULL,
  * and the arithmetic helpers the pure files use (math64.h, minmax.h,
- * math.h, overflow.h, bitops.h); on the host the same names, from the
+ * math.h, overflow.h, bitops.h, log2.h); on the host the same names, from the
  * C11 standard headers and small definitions here that behave like the
  * kernel's for the values the pure files pass them.
  */
@@ -18,6 +18,7 @@
 #include <linux/types.h>
 #include <linux/bitops.h>
 #include <linux/limits.h>
+#include <linux/log2.h>
 #include <linux/stddef.h>
 #include <linux/math.h>
 #include <linux/math64.h>
@@ -100,6 +101,12 @@ static inline u64 mul_u64_u64_shr(u64 a, u64 b, unsigned int shift)
 static inline int fls64(u64 x)
 {
 	return x ? 64 - __builtin_clzll(x) : 0;
+}
+
+/* The floor of the base-2 logarithm, as linux/log2.h; -1 for 0 */
+static inline int ilog2(u64 x)
+{
+	return fls64(x) - 1;
 }
 
 /* The floor of the square root, as lib/math/int_sqrt.c */

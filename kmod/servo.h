@@ -62,9 +62,10 @@
  *   offset is above the step threshold: then LOCKING, and a step.
  *
  * The loop (servo_loop.c) is a small bank of Kalman filters of the edges'
- * raw times, each assuming a different wander of the host's rate; the
- * clock is steered to read each next second at their predictions of the
- * next edge, each weighted by how well it predicted the recent edges.
+ * raw times, each assuming a different wander of the host's rate (two a
+ * drift of it as well); the clock is steered to read each next second at
+ * their predictions of the next edge, each weighted by how well it
+ * predicted the recent edges.
  */
 #ifndef _GPSPHC_SERVO_H
 #define _GPSPHC_SERVO_H
@@ -82,7 +83,7 @@
 /* Consecutive offsets within lock_ns that make LOCKING become LOCKED. */
 #define GPSPHC_SERVO_LOCK_EDGES		4
 /* Filters in the loop's bank (servo_loop.c) */
-#define GPSPHC_SERVO_MODELS		6
+#define GPSPHC_SERVO_MODELS		8
 /*
  * Outliers that scatter are rejected up to this many times outlier_max
  * in a row; then the noise has changed, not the pulses, and the loop
@@ -330,17 +331,23 @@ struct gpsphc_servo_confirm {
  * @a: its estimate of the true raw time of the bank's anchor edge less
  *	the measured one, 2^-16 ns.
  * @p: its estimate of the pulses' period, raw ns per second, 2^-16 ns.
+ * @d: its estimate of the period's drift, 2^-16 ns per second per
+ *	second; always 0 in the filters that model no drift.
  * @score: mean square of its prediction errors, ns^2, forgotten 1/256
  *	per edge: which filter steers.
  * @fast: the same, forgotten 1/16 per edge: which filter fell behind.
+ * @llr: the evidence that it predicts better than the steering filter
+ *	since it last did not, 2^-16 nats (a CUSUM of log-likelihood ratios).
  * @n: edges in its least-squares start (see servo_loop.c); 0 once it
  *	runs on its steady-state gains.
  */
 struct gpsphc_servo_model {
 	s64 a;
 	s64 p;
+	s64 d;
 	u64 score;
 	u64 fast;
+	u32 llr;
 	u32 n;
 };
 
@@ -356,7 +363,8 @@ struct gpsphc_servo_reject {
 
 /**
  * struct gpsphc_servo_bank - the loop's filters of the edges (internal)
- * @m: the filters, from the steadiest rate to the most wandering one.
+ * @m: the filters: those of a phase and a rate, from the steadiest rate
+ *	to the most wandering one, then those that model a drift as well.
  * @ready: @m and the anchor are valid; false: the next labelled edge
  *	starts them from the history's estimate.
  * @restart: the next accepted edge starts the filters again, at their

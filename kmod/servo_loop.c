@@ -13,11 +13,18 @@
  * multiplications an edge), after a start on the gains of a least-squares
  * line through the edges so far, which is what the Kalman filter does
  * while its prior is vague. The filters' q span the crystals' range, from
- * an oven to a laptop whose load comes and goes; the one whose recent
- * predictions were best steers, and one that falls far behind the best
- * of the last few edges (the rate stepped, a ramp began) restarts from
- * that one's state and memory: the bank then behaves like one filter
- * that knows when the rate moved. An edge taken yet far off every
+ * an oven to a laptop whose load comes and goes. Two more filters model
+ * a drift of the period as well (three states: a rate that ramps with the
+ * temperature for minutes follows a parabola, which a rate filter can
+ * only chase), on the steady-state gains of an alpha-beta-gamma filter
+ * after a least-squares parabola's. The one whose recent predictions were
+ * best steers, and one that falls far behind the best of the last few
+ * edges (the rate stepped, a ramp began) restarts from that one's state
+ * and memory: the bank then behaves like one filter that knows when the
+ * rate moved. So does the steering filter once another has predicted
+ * better for long enough to outweigh chance (a CUSUM of their
+ * log-likelihood ratios), which tells the start of a ramp within a few
+ * edges where the long scores take tens. An edge taken yet far off every
  * prediction (a rate step seen through little noise) hands the steering
  * to the most wandering filter at once, not after its scores show it.
  *
@@ -30,10 +37,12 @@
  * enough to tell; before, the steering filter's.
  *
  * Ranges: prediction errors are saturated to +-2^31 ns (2^47 in the 2^-16
- * ns the filters keep) and gains are at most 1 (2^32), so a gain times an
- * error goes through mul_u64_u64_shr(); periods stay within 1e6 ppb of a
- * second (< 2^46) and the edges a filter takes are under SV_KF_MAX_GAP
- * seconds apart, so a gap times a period stays below 2^62.
+ * ns the filters keep) and gains are at most 1.5 (a parabola's third
+ * point), so a gain times an error goes through mul_u64_u64_shr();
+ * periods stay within 1e6 ppb of a second (< 2^46), drifts within 100
+ * ppb/s (< 2^23), and the edges a filter takes are under SV_KF_MAX_GAP
+ * (2^16) seconds apart, so a gap times a period stays below 2^62 and a
+ * gap squared times a drift below 2^55.
  */
 
 #include "servo_internal.h"
@@ -49,6 +58,8 @@
 /* Periods, 2^-16 ns: within 1e6 ppb of a second */
 #define SV_KF_P_MIN		((s64)(SV_NSEC - 1000000) << 16)
 #define SV_KF_P_MAX		((s64)(SV_NSEC + 1000000) << 16)
+/* Drifts, 2^-16 ns per s per s: within 100 ppb/s */
+#define SV_KF_D_MAX		(100LL << 16)
 /* Seconds between edges the filters take, at most; else they start again */
 #define SV_KF_MAX_GAP		65536U
 /* Least-squares lines forget beyond this many edges */
@@ -72,7 +83,7 @@
 #define SV_KF_EARLY		4U
 /*
  * Filters whose long score is this much (1/16) above the best one's weigh
- * under 2^-22 in the steering prediction, and are left out of it.
+ * under 2^-11 in the steering prediction, and are left out of it.
  */
 #define SV_KF_BLEND_SHIFT	4
 /* Second differences beyond this many sigmas are clipped in r */
@@ -95,6 +106,13 @@
  * through the latency of a busy or virtual machine, is no sigma.
  */
 #define SV_KF_SURPRISE		5U
+/*
+ * Evidence that another filter predicts better than the steering one, in
+ * nats, beyond which it takes over (see sv_kf_switch()). Their log-
+ * likelihood ratio drifts down while it does not, and a CUSUM with this
+ * threshold then crosses it by chance about once in e^10 edges.
+ */
+#define SV_KF_SWITCH_NATS	10U
 /* Offsets within this many sigmas of the capture noise count as locked */
 #define SV_LOCK_SIGMAS		3U
 
@@ -104,11 +122,24 @@
 /*
  * Each filter's rate noise q: 2^n ppb^2 per second, from a rate that
  * never moves, or a crystal that wanders by 0.1 ppb a second, to one
- * that moves by 90 ppb a second (a step of the rate).
+ * that moves by 90 ppb a second (a step of the rate); then, in the
+ * filters that model a drift, its noise: 2^n (ppb/s)^2 per second, a
+ * drift that holds for many minutes or for one.
  */
 static const int sv_kf_log2_q[GPSPHC_SERVO_MODELS] = {
-	SV_KF_Q_NONE, -6, 0, 5, 9, 13,
+	SV_KF_Q_NONE, -6, 0, 5, 9, 13, -12, -4,
 };
+
+/* The most wandering filter of a rate: the one a surprise hands over to */
+#define SV_KF_AGILE		5U
+/* The first filter that models a drift */
+#define SV_KF_DRIFT_FIRST	6U
+/*
+ * A drift filter's parabola, extrapolated over a gap, is as uncertain as
+ * a rate that wanders by 2^n ppb^2 per second: the outlier bound widens
+ * that much when one steers.
+ */
+#define SV_KF_DRIFT_GAP_LOG2_Q	0
 
 /*
  * The steady-state phase gain alpha (2^-32) of the filter for q / r =
@@ -128,6 +159,81 @@ static const u32 sv_kf_alpha[64] = {
 	1482654, 1246793, 1048448, 881653, 741391, 623442,
 	524256, 440849, 370712, 311732, 262136, 220430,
 	185360, 155869, 131070, 110217,
+};
+
+/*
+ * The steady-state gains alpha, beta, gamma (2^-32) of the drift filter
+ * for q / r = 2^-j, j = 0..63: alpha solves gamma^2 / (1 - alpha) = q / r
+ * with beta = 2 (2 - alpha) - 4 sqrt(1 - alpha) and gamma = beta^2 / 2
+ * alpha (Kalata's relations for the alpha-beta-gamma filter, within 1 %
+ * of the Riccati equation's fixed point for this model). The drift
+ * takes gamma times the prediction error.
+ */
+static const u32 sv_kf_abg[64][3] = {
+	{ 3712217289, 3427221941, 1582053166 },
+	{ 3570915408, 2984211969, 1246952120 },
+	{ 3416103869, 2576237200, 971428031 },
+	{ 3250296321, 2206423258, 748901502 },
+	{ 3076261085, 1875907067, 571964997 },
+	{ 2896841393, 1584223305, 433189661 },
+	{ 2714802686, 1329703119, 325642522 },
+	{ 2532714173, 1109845775, 243169494 },
+	{ 2352866221, 921640490, 180507754 },
+	{ 2177221217, 761828514, 133285189 },
+	{ 2007393083, 627104596, 97952956 },
+	{ 1844649521, 514262681, 71684648 },
+	{ 1689930917, 420293719, 52264506 },
+	{ 1543880318, 342444640, 37978440 },
+	{ 1406879763, 278247363, 27515356 },
+	{ 1279089205, 225525857, 19882082 },
+	{ 1160485240, 182387990, 14332530 },
+	{ 1050897733, 147207606, 10310270 },
+	{ 950043119, 118600962, 7402921 },
+	{ 857553762, 95400600, 5306533 },
+	{ 773003128, 76628768, 3798153 },
+	{ 695926873, 61471806, 2714928 },
+	{ 625840079, 49256366, 1938346 },
+	{ 562251032, 39427920, 1382444 },
+	{ 504671951, 31531733, 985046 },
+	{ 452627117, 25196298, 701298 },
+	{ 405658805, 20119100, 498915 },
+	{ 363331416, 16054519, 354700 },
+	{ 325234147, 12803638, 252023 },
+	{ 290982505, 10205729, 178975 },
+	{ 260218913, 8131179, 127039 },
+	{ 232612636, 6475654, 90137 },
+	{ 207859179, 5155296, 63930 },
+	{ 185679338, 4102806, 45328 },
+	{ 165817983, 3264232, 32129 },
+	{ 148042685, 2596376, 22768 },
+	{ 132142252, 2064681, 16130 },
+	{ 117925231, 1641527, 11425 },
+	{ 105218414, 1304857, 8091 },
+	{ 93865371, 1037065, 5729 },
+	{ 83725050, 824110, 4056 },
+	{ 74670436, 654798, 2871 },
+	{ 66587296, 520211, 2032 },
+	{ 59372997, 413243, 1438 },
+	{ 52935421, 328240, 1018 },
+	{ 47191952, 260701, 720 },
+	{ 42068552, 207043, 509 },
+	{ 37498918, 164418, 360 },
+	{ 33423701, 130561, 255 },
+	{ 29789809, 103671, 180 },
+	{ 26549771, 82315, 128 },
+	{ 23661151, 65355, 90 },
+	{ 21086037, 51888, 64 },
+	{ 18790563, 41195, 45 },
+	{ 16744491, 32704, 32 },
+	{ 14920822, 25963, 23 },
+	{ 13295464, 20611, 16 },
+	{ 11846914, 16361, 11 },
+	{ 10555990, 12988, 8 },
+	{ 9405580, 10310, 6 },
+	{ 8380421, 8184, 4 },
+	{ 7466902, 6496, 3 },
+	{ 6652885, 5157, 2 },
+	{ 5927547, 4093, 1 },
 };
 
 void gpsphc_sv_rms_clear(struct gpsphc_servo *s)
@@ -153,15 +259,20 @@ static void sv_rms_add(struct gpsphc_servo *s, s64 off)
 	s->rms_ns = int_sqrt64(div_u64(s->rms_sum, s->rms_len));
 }
 
-/* The mean of @n squares so far, then forgetting 1/@w per square */
+/*
+ * The mean of @n squares so far, then forgetting 1/@w (a power of 2) per
+ * square: a shift, not a division, once it forgets.
+ */
 static void sv_mean_add(u64 *mean, u64 sq, u32 n, u32 w)
 {
 	u32 k = min(n, w);
+	u64 step = sq >= *mean ? sq - *mean : *mean - sq;
 
+	step = k == w ? step >> ilog2(w) : div_u64(step, k);
 	if (sq >= *mean)
-		*mean += div_u64(sq - *mean, k);
+		*mean += step;
 	else
-		*mean -= div_u64(*mean - sq, k);
+		*mean -= step;
 }
 
 /* The square of @y (2^-16 ns), in ns^2, saturated at 2^60 */
@@ -200,6 +311,46 @@ static u64 sv_kf_alpha_ss(const struct gpsphc_servo_bank *b, u32 i)
 	return j > 63 ? 0 : sv_kf_alpha[max(j, 0)];
 }
 
+/* Drift filter @i's steady-state gains for the noise measured; NULL: not yet */
+static const u32 *sv_kf_abg_ss(const struct gpsphc_servo_bank *b, u32 i)
+{
+	int j;
+
+	if (b->r_n < GPSPHC_SERVO_LOCK_EDGES)
+		return NULL;
+	j = fls64(b->r | 1) - 1 - sv_kf_log2_q[i];
+	return sv_kf_abg[clamp(j, 0, 63)];
+}
+
+/*
+ * The edges filter @i's state stands for: its least-squares start's, or
+ * as many as its steady-state gains imply (alpha is about 4 / k for a
+ * line through k points, 9 / k for a parabola).
+ */
+static u32 sv_kf_memory(const struct gpsphc_servo_bank *b, u32 i)
+{
+	const u32 *abg;
+	u64 k;
+
+	if (b->m[i].n)
+		return b->m[i].n;
+	if (i < SV_KF_DRIFT_FIRST) {
+		k = div64_u64(4 * SV_ONE, sv_kf_alpha_ss(b, i) | 1);
+	} else {
+		abg = sv_kf_abg_ss(b, i);
+		k = div64_u64(9 * SV_ONE, (abg ? abg[0] : 0) | 1);
+	}
+	return (u32)min_t(u64, k, SV_KF_LS_MAX);
+}
+
+/* Filter @m's prediction of the edge @g seconds after its last, 2^-16 ns */
+static s64 sv_kf_pred(const struct gpsphc_servo_model *m, u64 g)
+{
+	s64 at = m->a + (s64)g * m->p;
+
+	return m->d ? at + m->d * (s64)(g * g) / 2 : at;
+}
+
 /*
  * Take an edge @y (2^-16 ns) off where filter @m predicted it: a
  * least-squares line's gains for the k-th point while they are above the
@@ -226,6 +377,48 @@ static void sv_kf_update(struct gpsphc_servo_model *m, s64 y, u64 alpha_ss)
 take:
 	m->a = sv_gain(y, alpha) - y;
 	m->p = clamp(m->p + sv_gain(y, beta), SV_KF_P_MIN, SV_KF_P_MAX);
+}
+
+/*
+ * The same for a drift filter, @g seconds after the last edge it took:
+ * a least-squares parabola's gains for the k-th point while they are
+ * above the steady-state ones @abg (alpha_k = 3 (3k^2 - 3k + 2) / k (k +
+ * 1) (k + 2), beta_k = 18 (2k - 1) / k (k + 1) (k + 2), gamma_k = 60 / k
+ * (k + 1) (k + 2); a line's through two points), then @abg's.
+ */
+static void sv_kf_update_drift(struct gpsphc_servo_model *m, s64 y, u64 g,
+			       const u32 *abg)
+{
+	u64 alpha = abg ? abg[0] : 0, beta = 0, gamma = 0, k, kkk, ls;
+
+	if (m->n) {
+		k = min(m->n + 1, SV_KF_LS_MAX);
+		if (k < 3) {
+			m->n = k;
+			alpha = SV_ONE;
+			beta = div64_u64(6ULL << 32, k * (k + 1));
+			goto take;
+		}
+		kkk = k * (k + 1) * (k + 2);
+		ls = mul_u64_u64_div_u64(3 * (3 * k * k - 3 * k + 2), SV_ONE, kkk);
+		if (ls > alpha) {
+			m->n = k;
+			alpha = ls;
+			beta = mul_u64_u64_div_u64(18 * (2 * k - 1), SV_ONE, kkk);
+			gamma = mul_u64_u64_div_u64(60, SV_ONE, kkk);
+			goto take;
+		}
+		m->n = 0;
+	}
+	if (abg) {
+		beta = abg[1];
+		gamma = abg[2];
+	}
+take:
+	m->a = sv_gain(y, alpha) - y;
+	m->p = clamp(m->p + (s64)g * m->d + sv_gain(y, beta), SV_KF_P_MIN,
+		     SV_KF_P_MAX);
+	m->d = sv_clamp(m->d + sv_gain(y, gamma), SV_KF_D_MAX);
 }
 
 static void sv_kf_anchor(struct gpsphc_servo_bank *b,
@@ -287,6 +480,8 @@ static void sv_kf_restart(struct gpsphc_servo *s,
 
 	for (i = 0; i < GPSPHC_SERVO_MODELS; i++) {
 		b->m[i].a = 0;
+		b->m[i].d = 0;
+		b->m[i].llr = 0;
 		b->m[i].n = 1;
 	}
 	b->restart = false;
@@ -314,24 +509,88 @@ static void sv_kf_noise(struct gpsphc_servo_bank *b, s64 d2)
 	sv_mean_add(&b->r, sq, b->r_n, SV_KF_R_EDGES);
 }
 
+/* Filter @i starts again from @src's state, as the @n edges it stands for */
+static void sv_kf_copy(struct gpsphc_servo_bank *b, u32 i,
+		       const struct gpsphc_servo_model *src, u32 n)
+{
+	b->m[i] = *src;
+	b->m[i].n = max(n, 2U);
+	b->m[i].llr = 0;
+	if (i < SV_KF_DRIFT_FIRST)
+		b->m[i].d = 0;
+}
+
+/*
+ * Has another filter predicted the edges better than the steering one
+ * for long enough to outweigh chance? Were their errors Gaussian of
+ * variances S (their long scores), the log-likelihood ratio of filter i
+ * against the steering one b at an edge would be about (y_b^2 + S_b -
+ * y_i^2 - S_i) / 2 S_b nats: its CUSUM (summed, and restarted at 0 when
+ * it falls below) is @llr. Beyond SV_KF_SWITCH_NATS the rate has begun
+ * to move (a ramp, thermal cycling turning) where the long scores would
+ * take tens of edges to tell: the steering filter, and every one whose
+ * long score would outrank the better one's, start again from it.
+ * @y: this edge's prediction errors, 2^-16 ns.
+ */
+static void sv_kf_switch(struct gpsphc_servo_bank *b, const s64 *y)
+{
+	const struct gpsphc_servo_model *sb = &b->m[b->best];
+	int sh = max(fls64(sb->score) - 31, 0);
+	u64 base = sv_sq(y[b->best]) + sb->score, lim, inv, step, sq;
+	u32 i, hit = b->best, top = SV_KF_SWITCH_NATS << 16, n;
+	struct gpsphc_servo_model src;
+
+	/* (scores, squares < 2^60; S_b >> sh < 2^31; steps < 2^27) */
+	lim = ((sb->score >> sh) | 1) << 12;
+	inv = div64_u64(1ULL << 62, (sb->score >> sh) | 1);
+	for (i = 0; i < GPSPHC_SERVO_MODELS; i++) {
+		if (i == b->best) {
+			b->m[i].llr = 0;
+			continue;
+		}
+		sq = sv_sq(y[i]) + b->m[i].score;
+		step = mul_u64_u64_shr(min((base > sq ? base - sq : sq - base) >>
+					   sh, lim), inv, 47);
+		/* llr stays under the threshold, 2^20, before this step */
+		if (base > sq)
+			b->m[i].llr += (u32)step;
+		else
+			b->m[i].llr -= (u32)min_t(u64, step, b->m[i].llr);
+		if (b->m[i].llr > top) {
+			top = b->m[i].llr;
+			hit = i;
+		}
+	}
+	if (hit == b->best)
+		return;
+	src = b->m[hit];
+	n = sv_kf_memory(b, hit);
+	for (i = 0; i < GPSPHC_SERVO_MODELS; i++) {
+		b->m[i].llr = 0;
+		if (i != hit && (i == b->best || b->m[i].score < src.score))
+			sv_kf_copy(b, i, &src, n);
+	}
+}
+
 /*
  * Every filter takes the edge @rec, @y[i] off its prediction: scores,
- * updates, the noise. A filter whose short score is far worse than the
- * best short score (the rate stepped, a ramp began: it fell behind)
- * restarts from the filter that scored it, with as much memory as that
- * one's gains imply (alpha is about 4 / k for a line through k points).
- * Then the steering filter: after a @surprise the most wandering one,
- * then for SV_KF_FAST_EDGES edges the lowest short score; else the
- * lowest long score.
+ * updates, the noise. Once the long scores are full, the steering filter
+ * may start again from a better one (sv_kf_switch()). A filter whose
+ * short score is far worse than the best short score (the rate stepped,
+ * a ramp began: it fell behind) restarts from the filter that scored it,
+ * with as much memory as that one's gains imply. Then the steering
+ * filter: after a @surprise the most wandering one, then for
+ * SV_KF_FAST_EDGES edges the lowest short score; else the lowest long
+ * score.
  */
 static void sv_kf_take(struct gpsphc_servo *s,
 		       const struct gpsphc_servo_edge_rec *rec, const s64 *y,
 		       bool surprise)
 {
 	struct gpsphc_servo_bank *b = &s->bank;
-	struct gpsphc_servo_model *q;
+	u64 g = rec->num - b->anchor_num, sq;
+	struct gpsphc_servo_model q;
 	u32 i, n, quick = 0;
-	u64 sq;
 
 	if (b->scored < SV_KF_SCORE_EDGES)
 		b->scored++;
@@ -339,7 +598,11 @@ static void sv_kf_take(struct gpsphc_servo *s,
 		sq = sv_sq(y[i]);
 		sv_mean_add(&b->m[i].fast, sq, b->scored, SV_KF_FAST_EDGES);
 		sv_mean_add(&b->m[i].score, sq, b->scored, SV_KF_SCORE_EDGES);
-		sv_kf_update(&b->m[i], y[i], sv_kf_alpha_ss(b, i));
+		if (i < SV_KF_DRIFT_FIRST)
+			sv_kf_update(&b->m[i], y[i], sv_kf_alpha_ss(b, i));
+		else
+			sv_kf_update_drift(&b->m[i], y[i], g,
+					   sv_kf_abg_ss(b, i));
 		if (b->m[i].fast < b->m[quick].fast)
 			quick = i;
 	}
@@ -348,19 +611,19 @@ static void sv_kf_take(struct gpsphc_servo *s,
 			       (s64)(b->anchor_raw - b->prev_raw));
 	sv_kf_anchor(b, rec);
 
-	q = &b->m[quick];
-	n = q->n ? q->n : (u32)div64_u64(4 * SV_ONE,
-					 sv_kf_alpha_ss(b, quick) | 1);
+	if (b->scored >= SV_KF_SCORE_EDGES && !b->agile)
+		sv_kf_switch(b, y);
+	q = b->m[quick];
+	n = sv_kf_memory(b, quick);
 	for (i = 0; i < GPSPHC_SERVO_MODELS; i++) {
 		if (b->scored < SV_KF_FAST_EDGES ||
-		    b->m[i].fast / SV_KF_WORSE <= q->fast)
+		    b->m[i].fast / SV_KF_WORSE <= q.fast)
 			continue;
-		b->m[i] = *q;
-		b->m[i].n = max(n, 2U);
+		sv_kf_copy(b, i, &q, n);
 	}
 	if (surprise) {
 		b->agile = SV_KF_FAST_EDGES;
-		b->best = GPSPHC_SERVO_MODELS - 1;
+		b->best = SV_KF_AGILE;
 		return;
 	}
 	if (b->agile) {
@@ -380,12 +643,12 @@ static void sv_kf_take(struct gpsphc_servo *s,
 
 /*
  * The weight (2^-31) of a filter whose long score is @sq, against the
- * best one's @best: the likelihood ratio of their last SV_KF_SCORE_EDGES
- * prediction errors were they Gaussian, (best / sq)^(edges / 2), which
- * is (1 + d)^-256 with d = sq / best - 1 for an exponential memory of
- * 256 edges (about 512 edges' worth). @inv is 2^62 / (@best >> @sh),
- * the same for every filter: one division an edge, not six. 0 beyond
- * 1/16 worse: below 2^-22.
+ * best one's @best: the likelihood ratio of their prediction errors were
+ * they Gaussian, (best / sq)^(edges / 2), over half the scores' memory:
+ * (1 + d)^-128 with d = sq / best - 1 (over the whole of it, one noisy
+ * edge could swing the weights from one filter to another). @inv is
+ * 2^62 / (@best >> @sh), the same for every filter: one division an
+ * edge, not eight. 0 beyond 1/16 worse: below 2^-11.
  */
 static u64 sv_kf_weight(u64 sq, u64 best, u64 inv, int sh)
 {
@@ -401,8 +664,8 @@ static u64 sv_kf_weight(u64 sq, u64 best, u64 inv, int sh)
 	x = SV_Q31 - d;
 	for (i = 0; i < 3; i++)
 		x = SV_Q31 - ((d * x) >> 31);
-	/* ^256 */
-	for (i = 0; i < 8; i++)
+	/* ^128 */
+	for (i = 0; i < 7; i++)
 		x = (x * x) >> 31;
 	return x;
 }
@@ -418,7 +681,7 @@ static u64 sv_kf_weight(u64 sq, u64 best, u64 inv, int sh)
 static s64 sv_kf_span(const struct gpsphc_servo_bank *b)
 {
 	const struct gpsphc_servo_model *m = &b->m[b->best];
-	s64 span = m->a + m->p, sum = 0, d;
+	s64 span = sv_kf_pred(m, 1), sum = 0, d;
 	int sh = max(fls64(m->score) - 31, 0);
 	u64 w, wsum = 0, inv;
 	u32 i;
@@ -428,8 +691,8 @@ static s64 sv_kf_span(const struct gpsphc_servo_bank *b)
 	inv = div64_u64(1ULL << 62, (m->score >> sh) | 1);
 	for (i = 0; i < GPSPHC_SERVO_MODELS; i++) {
 		w = sv_kf_weight(b->m[i].score, m->score, inv, sh);
-		/* |d| < 2^28 (4 us), w <= 2^31: six products fit s64 */
-		d = sv_clamp(b->m[i].a + b->m[i].p - span, 1LL << 28);
+		/* |d| < 2^28 (4 us), w <= 2^31: eight products fit s64 */
+		d = sv_clamp(sv_kf_pred(&b->m[i], 1) - span, 1LL << 28);
 		sum += d * (s64)w;
 		wsum += w;
 	}
@@ -457,16 +720,19 @@ static void sv_steer(struct gpsphc_servo *s, s64 off, s64 span,
 
 /*
  * Is an edge @near ns from the nearest prediction beyond @k times the
- * steering filter's RMS prediction error, plus what its rate noise adds
- * over a gap of @g seconds (q g^3 / 3)? With outlier_k: a suspected
- * outlier; with SV_KF_SURPRISE: a surprise. Squares, not roots, on the
- * usual edge a second after the last: this runs in the interrupt.
+ * steering filter's RMS prediction error, @var its mean square, plus
+ * what its rate noise adds over a gap of @g seconds (q g^3 / 3)? With
+ * outlier_k and the short score: a suspected outlier; with
+ * SV_KF_SURPRISE and the larger score: a surprise. Squares, not roots,
+ * on the usual edge a second after the last: this runs in the interrupt.
  */
-static bool sv_beyond(const struct gpsphc_servo *s, u64 near, u64 g, u64 k)
+static bool sv_beyond(const struct gpsphc_servo *s, u64 near, u64 g, u64 k,
+		      u64 var)
 {
 	const struct gpsphc_servo_bank *b = &s->bank;
-	u64 var = b->m[b->best].fast, g3;
-	int lq = sv_kf_log2_q[b->best];
+	int lq = b->best < SV_KF_DRIFT_FIRST ? sv_kf_log2_q[b->best] :
+					       SV_KF_DRIFT_GAP_LOG2_Q;
+	u64 g3;
 
 	if (!k || b->scored < SV_KF_SCREEN_EDGES)
 		return false;
@@ -561,7 +827,8 @@ static bool sv_screen(struct gpsphc_servo *s, s64 off, u64 near, u64 g,
 	u32 limit = s->cfg.outlier_max;
 	bool known = s->bank.scored >= SV_KF_SCREEN_EDGES;
 	bool suspect = near > sv_icfg(s)->outlier_min_ns &&
-		       sv_beyond(s, near, g, sv_icfg(s)->outlier_k);
+		       sv_beyond(s, near, g, sv_icfg(s)->outlier_k,
+				 s->bank.m[s->bank.best].fast);
 
 	if (s->state == GPSPHC_SERVO_HOLDOVER) {
 		if (known && !suspect) {
@@ -601,7 +868,7 @@ void gpsphc_sv_loop(struct gpsphc_servo *s,
 	const struct gpsphc_servo_input_cfg *ic = sv_icfg(s);
 	struct gpsphc_servo_bank *b = &s->bank;
 	s64 y[GPSPHC_SERVO_MODELS], d;
-	u64 g = rec->num - b->anchor_num, near = U64_MAX, mag;
+	u64 g = rec->num - b->anchor_num, near = U64_MAX, mag, var;
 	struct gpsphc_servo_model *m;
 	u32 i;
 
@@ -613,24 +880,35 @@ void gpsphc_sv_loop(struct gpsphc_servo *s,
 	}
 	if (g) {
 		d = (s64)(rec->raw - b->anchor_raw) << 16;
+		/*
+		 * Over a gap, a drift filter's parabola may land anywhere,
+		 * near a latency spike too: only the rate filters vouch
+		 * for an edge then.
+		 */
 		for (i = 0; i < GPSPHC_SERVO_MODELS; i++) {
-			m = &b->m[i];
-			y[i] = sv_clamp(d - (m->a + (s64)g * m->p),
+			y[i] = sv_clamp(d - sv_kf_pred(&b->m[i], g),
 					SV_KF_Y_LIMIT);
-			near = min(near, sv_mag(y[i]) >> 16);
+			if (g == 1 || i < SV_KF_DRIFT_FIRST)
+				near = min(near, sv_mag(y[i]) >> 16);
 		}
+		m = &b->m[b->best];
 		if (!sv_screen(s, off, near, g, rec->num, y[b->best] / 65536,
 			       out)) {
 			/* Aim at the next edge from the filter, not this one. */
-			m = &b->m[b->best];
-			sv_steer(s, off, m->p - y[b->best], out);
+			sv_steer(s, off, sv_kf_pred(m, g + 1) - sv_kf_pred(m, g) -
+				 y[b->best], out);
 			return;
 		}
+		/*
+		 * A sigma from the short score alone, 16 edges, is at times
+		 * small enough by chance that plain noise would surprise.
+		 */
+		var = max(m->fast, m->score);
 		if (b->restart)
 			sv_kf_restart(s, rec);
 		else
 			sv_kf_take(s, rec, y, b->scored >= SV_KF_FAST_EDGES &&
-				   sv_beyond(s, near, g, SV_KF_SURPRISE));
+				   sv_beyond(s, near, g, SV_KF_SURPRISE, var));
 	}
 	m = &b->m[b->best];
 	s->freq = gpsphc_sv_period_freq(s, m->p);
