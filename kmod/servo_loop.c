@@ -530,13 +530,13 @@ static void sv_kf_copy(struct gpsphc_servo_bank *b, u32 i,
  * to move (a ramp, thermal cycling turning) where the long scores would
  * take tens of edges to tell: the steering filter, and every one whose
  * long score would outrank the better one's, start again from it.
- * @y: this edge's prediction errors, 2^-16 ns.
+ * @ysq: the squares of this edge's prediction errors, ns^2.
  */
-static void sv_kf_switch(struct gpsphc_servo_bank *b, const s64 *y)
+static void sv_kf_switch(struct gpsphc_servo_bank *b, const u64 *ysq)
 {
 	const struct gpsphc_servo_model *sb = &b->m[b->best];
 	int sh = max(fls64(sb->score) - 31, 0);
-	u64 base = sv_sq(y[b->best]) + sb->score, lim, inv, step, sq;
+	u64 base = ysq[b->best] + sb->score, lim, inv, step, sq;
 	u32 i, hit = b->best, top = SV_KF_SWITCH_NATS << 16, n;
 	struct gpsphc_servo_model src;
 
@@ -548,7 +548,7 @@ static void sv_kf_switch(struct gpsphc_servo_bank *b, const s64 *y)
 			b->m[i].llr = 0;
 			continue;
 		}
-		sq = sv_sq(y[i]) + b->m[i].score;
+		sq = ysq[i] + b->m[i].score;
 		step = mul_u64_u64_shr(min((base > sq ? base - sq : sq - base) >>
 					   sh, lim), inv, 47);
 		/* llr stays under the threshold, 2^20, before this step */
@@ -588,16 +588,17 @@ static void sv_kf_take(struct gpsphc_servo *s,
 		       bool surprise)
 {
 	struct gpsphc_servo_bank *b = &s->bank;
-	u64 g = rec->num - b->anchor_num, sq;
+	u64 g = rec->num - b->anchor_num, sq[GPSPHC_SERVO_MODELS], score;
 	struct gpsphc_servo_model q;
 	u32 i, n, quick = 0;
 
 	if (b->scored < SV_KF_SCORE_EDGES)
 		b->scored++;
 	for (i = 0; i < GPSPHC_SERVO_MODELS; i++) {
-		sq = sv_sq(y[i]);
-		sv_mean_add(&b->m[i].fast, sq, b->scored, SV_KF_FAST_EDGES);
-		sv_mean_add(&b->m[i].score, sq, b->scored, SV_KF_SCORE_EDGES);
+		sq[i] = sv_sq(y[i]);
+		sv_mean_add(&b->m[i].fast, sq[i], b->scored, SV_KF_FAST_EDGES);
+		sv_mean_add(&b->m[i].score, sq[i], b->scored,
+			    SV_KF_SCORE_EDGES);
 		if (i < SV_KF_DRIFT_FIRST)
 			sv_kf_update(&b->m[i], y[i], sv_kf_alpha_ss(b, i));
 		else
@@ -612,7 +613,7 @@ static void sv_kf_take(struct gpsphc_servo *s,
 	sv_kf_anchor(b, rec);
 
 	if (b->scored >= SV_KF_SCORE_EDGES && !b->agile)
-		sv_kf_switch(b, y);
+		sv_kf_switch(b, sq);
 	q = b->m[quick];
 	n = sv_kf_memory(b, quick);
 	for (i = 0; i < GPSPHC_SERVO_MODELS; i++) {
@@ -633,10 +634,10 @@ static void sv_kf_take(struct gpsphc_servo *s,
 	}
 	b->best = 0;
 	for (i = 1; i < GPSPHC_SERVO_MODELS; i++) {
-		sq = b->m[i].score;
+		score = b->m[i].score;
 		if (b->scored < SV_KF_SCORE_EDGES)
-			sq += div_u64(sq * SV_KF_EARLY, b->scored);
-		if (sq < b->m[b->best].score)
+			score += div_u64(score * SV_KF_EARLY, b->scored);
+		if (score < b->m[b->best].score)
 			b->best = i;
 	}
 }
