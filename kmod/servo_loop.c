@@ -136,23 +136,77 @@ static const int sv_kf_log2_q[GPSPHC_SERVO_MODELS] = {
 #define SV_KF_DRIFT_FIRST	6U
 
 /*
- * The steady-state phase gain alpha (2^-32) of the filter for q / r =
- * 2^-j, j = 0..63: the root of alpha^4 = q / r (2 - alpha)^2 (1 - alpha)
- * (the Riccati equation's fixed point for this model). Its period gain is
- * beta = alpha^2 / (2 - alpha).
+ * The steady-state phase and period gains alpha, beta (2^-32) of the
+ * filter for q / r = 2^-j, j = 0..63: alpha the root of alpha^4 = q / r
+ * (2 - alpha)^2 (1 - alpha) (the Riccati equation's fixed point for this
+ * model), beta = alpha^2 / (2 - alpha), rounded down (a table: the
+ * division cost more than all else a filter does in an edge).
  */
-static const u32 sv_kf_alpha[64] = {
-	3303204593, 3028488068, 2745576765, 2464306608, 2192343505, 1935230620,
-	1696616169, 1478557693, 1281846437, 1106317891, 951128223, 814986539,
-	696340384, 593517038, 504826049, 428629668, 363387953, 307684701,
-	260239431, 219909657, 185686727, 156687681, 132144898, 111394782,
-	93866315, 79070018, 66587632, 56062694, 47192071, 39718449,
-	33423743, 28123348, 23661166, 19905324, 16744496, 14084759,
-	11846916, 9964217, 8380422, 7048161, 5927548, 4985001,
-	4192257, 3525527, 2964797, 2493224, 2096640, 1763126,
-	1482654, 1246793, 1048448, 881653, 741391, 623442,
-	524256, 440849, 370712, 311732, 262136, 220430,
-	185360, 155869, 131070, 110217,
+static const u32 sv_kf_ab[64][2] = {
+	{ 3303204593, 2063877025 },
+	{ 3028488068, 1649164464 },
+	{ 2745576765, 1289823791 },
+	{ 2464306608, 991377059 },
+	{ 2192343505, 751278094 },
+	{ 1935230620, 562777483 },
+	{ 1696616169, 417579204 },
+	{ 1478557693, 307413442 },
+	{ 1281846437, 224837228 },
+	{ 1106317891, 163549166 },
+	{ 951128223, 118427520 },
+	{ 814986539, 85428616 },
+	{ 696340384, 61428281 },
+	{ 593517038, 44052536 },
+	{ 504826049, 31520830 },
+	{ 428629668, 22511521 },
+	{ 363387953, 16051790 },
+	{ 307684701, 11430453 },
+	{ 260239431, 8130496 },
+	{ 219909657, 5777791 },
+	{ 185686727, 4102634 },
+	{ 156687681, 2911219 },
+	{ 132144898, 2064638 },
+	{ 111394782, 1463553 },
+	{ 93866315, 1037054 },
+	{ 79070018, 734598 },
+	{ 66587632, 520207 },
+	{ 56062694, 368300 },
+	{ 47192071, 260699 },
+	{ 39718449, 184504 },
+	{ 33423743, 130560 },
+	{ 28123348, 92377 },
+	{ 23661166, 65355 },
+	{ 19905324, 46233 },
+	{ 16744496, 32704 },
+	{ 14084759, 23132 },
+	{ 11846916, 16361 },
+	{ 9964217, 11571 },
+	{ 8380422, 8184 },
+	{ 7048161, 5787 },
+	{ 5927548, 4093 },
+	{ 4985001, 2894 },
+	{ 4192257, 2047 },
+	{ 3525527, 1447 },
+	{ 2964797, 1023 },
+	{ 2493224, 723 },
+	{ 2096640, 511 },
+	{ 1763126, 361 },
+	{ 1482654, 255 },
+	{ 1246793, 180 },
+	{ 1048448, 127 },
+	{ 881653, 90 },
+	{ 741391, 63 },
+	{ 623442, 45 },
+	{ 524256, 31 },
+	{ 440849, 22 },
+	{ 370712, 15 },
+	{ 311732, 11 },
+	{ 262136, 7 },
+	{ 220430, 5 },
+	{ 185360, 3 },
+	{ 155869, 2 },
+	{ 131070, 1 },
+	{ 110217, 1 },
 };
 
 /*
@@ -293,16 +347,19 @@ static s64 sv_freq_period(s64 freq)
 	return (s64)mul_u64_u64_div_u64(one, one, (u64)((s64)one + freq));
 }
 
-/* Filter @i's steady-state alpha for the noise measured; 0: not yet */
-static u64 sv_kf_alpha_ss(const struct gpsphc_servo_bank *b, u32 i)
+/*
+ * Rate filter @i's steady-state alpha and beta for the noise measured;
+ * NULL: not yet, or beyond the table (alpha below 2^-15: a least-squares
+ * line)
+ */
+static const u32 *sv_kf_ab_ss(const struct gpsphc_servo_bank *b, u32 i)
 {
 	int j;
 
 	if (b->r_n < GPSPHC_SERVO_LOCK_EDGES)
-		return 0;
+		return NULL;
 	j = fls64(b->r | 1) - 1 - sv_kf_log2_q[i];
-	/* Beyond the table alpha is below 2^-15: a least-squares line. */
-	return j > 63 ? 0 : sv_kf_alpha[max(j, 0)];
+	return j > 63 ? NULL : sv_kf_ab[max(j, 0)];
 }
 
 /* Drift filter @i's steady-state gains for the noise measured; NULL: not yet */
@@ -329,7 +386,8 @@ static u32 sv_kf_memory(const struct gpsphc_servo_bank *b, u32 i)
 	if (b->m[i].n)
 		return b->m[i].n;
 	if (i < SV_KF_DRIFT_FIRST) {
-		k = div64_u64(4 * SV_ONE, sv_kf_alpha_ss(b, i) | 1);
+		abg = sv_kf_ab_ss(b, i);
+		k = div64_u64(4 * SV_ONE, (abg ? abg[0] : 0) | 1);
 	} else {
 		abg = sv_kf_abg_ss(b, i);
 		k = div64_u64(9 * SV_ONE, (abg ? abg[0] : 0) | 1);
@@ -348,26 +406,25 @@ static s64 sv_kf_pred(const struct gpsphc_servo_model *m, u64 g)
 /*
  * Take an edge @y (2^-16 ns) off where filter @m predicted it: a
  * least-squares line's gains for the k-th point while they are above the
- * steady-state ones (alpha_k = 2 (2k - 1) / k (k + 1), beta_k = 6 / k (k
- * + 1)), then the steady-state ones. @m->a is then relative to the edge.
+ * steady-state ones @ab (alpha_k = 2 (2k - 1) / k (k + 1), beta_k = 6 / k
+ * (k + 1)), then @ab's. @m->a is then relative to the edge.
  */
-static void sv_kf_update(struct gpsphc_servo_model *m, s64 y, u64 alpha_ss)
+static void sv_kf_update(struct gpsphc_servo_model *m, s64 y, const u32 *ab)
 {
-	u64 alpha = alpha_ss, beta, k, kk;
+	u64 alpha = ab ? ab[0] : 0, beta = ab ? ab[1] : 0, k, kk, ls;
 
 	if (m->n) {
 		k = min(m->n + 1, SV_KF_LS_MAX);
 		kk = k * (k + 1);
-		alpha = div64_u64((4 * k - 2) << 32, kk);
-		if (alpha > alpha_ss) {
+		ls = div64_u64((4 * k - 2) << 32, kk);
+		if (ls > alpha) {
+			alpha = ls;
 			beta = div64_u64(6ULL << 32, kk);
 			m->n = k;
 			goto take;
 		}
-		alpha = alpha_ss;
 		m->n = 0;
 	}
-	beta = mul_u64_u64_div_u64(alpha, alpha, 2 * SV_ONE - alpha);
 take:
 	m->a = sv_gain(y, alpha) - y;
 	m->p = clamp(m->p + sv_gain(y, beta), SV_KF_P_MIN, SV_KF_P_MAX);
@@ -594,7 +651,7 @@ static void sv_kf_take(struct gpsphc_servo *s,
 		sv_mean_add(&b->m[i].score, sq[i], b->scored,
 			    SV_KF_SCORE_EDGES);
 		if (i < SV_KF_DRIFT_FIRST)
-			sv_kf_update(&b->m[i], y[i], sv_kf_alpha_ss(b, i));
+			sv_kf_update(&b->m[i], y[i], sv_kf_ab_ss(b, i));
 		else
 			sv_kf_update_drift(&b->m[i], y[i], g,
 					   sv_kf_abg_ss(b, i));
