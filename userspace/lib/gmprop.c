@@ -26,21 +26,35 @@ void gmp_defaults(struct gmp_cfg *c)
 static const char *const gmp_profiles[] = { NULL, "default", "g8275a", "g8275b", NULL };
 static const char *const gmp_timescales[] = { NULL, "ptp", "arb", NULL };
 
-/* The keys; profile and timescale take a word, numbered from 1. */
+static void gmp_set_holdover(struct gmp_cfg *c, long long v) { c->holdover_s = (uint32_t)v; }
+static void gmp_set_accuracy(struct gmp_cfg *c, long long v) { c->accuracy = (uint8_t)v; }
+static void gmp_set_coarse(struct gmp_cfg *c, long long v) { c->coarse_accuracy = (uint8_t)v; }
+static void gmp_set_utc_offset(struct gmp_cfg *c, long long v) { c->utc_offset = (int16_t)v; }
+static void gmp_set_domain(struct gmp_cfg *c, long long v) { c->domain = (uint8_t)v; }
+static void gmp_set_refresh(struct gmp_cfg *c, long long v) { c->refresh_s = (uint32_t)v; }
+static void gmp_set_profile(struct gmp_cfg *c, long long v) { c->profile = (enum gmp_profile)v; }
+static void gmp_set_timescale(struct gmp_cfg *c, long long v) { c->arb_timescale = v == 2; }
+
+/*
+ * The keys, each with what it sets; profile and timescale take a word,
+ * numbered from 1. A clockAccuracy is 0x17..0x31 or 0xFE (unknown).
+ */
 static const struct gmp_key {
 	const char *name;
 	const char *const *words;	/* NULL-terminated, or NULL: a number */
 	long long lo, hi;
+	bool accuracy;
+	void (*set)(struct gmp_cfg *c, long long v);
 	const char *what;
 } gmp_keys[] = {
-	{ "holdover", NULL, 0, 30 * 86400, "seconds of holdover announced as clockClass 7, 0..2592000" },
-	{ "accuracy", NULL, 0x17, 0xFE, "a clockAccuracy, 0x17..0x31 or 0xFE, e.g. 0x21 for 100 ns" },
-	{ "coarse-accuracy", NULL, 0x17, 0xFE, "a clockAccuracy, 0x17..0x31 or 0xFE, e.g. 0x2B for 10 ms" },
-	{ "utc-offset", NULL, 0, 1000, "TAI - UTC in seconds while none is known, 0..1000" },
-	{ "domain", NULL, 0, 255, "ptp4l's domainNumber, 0..255" },
-	{ "refresh", NULL, 1, 86400, "seconds between SETs of unchanged settings, 1..86400" },
-	{ "profile", gmp_profiles, 1, 3, "default (clockClass 248 after holdover), g8275a (52) or g8275b (187)" },
-	{ "timescale", gmp_timescales, 1, 2, "ptp (the grandmaster's clock runs TAI, as a NIC's fed from gpsphc) or arb (it runs UTC: ptp4l with software timestamping)" },
+	{ "holdover", NULL, 0, 30 * 86400, false, gmp_set_holdover, "seconds of holdover announced as clockClass 7, 0..2592000" },
+	{ "accuracy", NULL, 0x17, 0xFE, true, gmp_set_accuracy, "a clockAccuracy, 0x17..0x31 or 0xFE, e.g. 0x21 for 100 ns" },
+	{ "coarse-accuracy", NULL, 0x17, 0xFE, true, gmp_set_coarse, "a clockAccuracy, 0x17..0x31 or 0xFE, e.g. 0x2B for 10 ms" },
+	{ "utc-offset", NULL, 0, 1000, false, gmp_set_utc_offset, "TAI - UTC in seconds while none is known, 0..1000" },
+	{ "domain", NULL, 0, 255, false, gmp_set_domain, "ptp4l's domainNumber, 0..255" },
+	{ "refresh", NULL, 1, 86400, false, gmp_set_refresh, "seconds between SETs of unchanged settings, 1..86400" },
+	{ "profile", gmp_profiles, 1, 3, false, gmp_set_profile, "default (clockClass 248 after holdover), g8275a (52) or g8275b (187)" },
+	{ "timescale", gmp_timescales, 1, 2, false, gmp_set_timescale, "ptp (the grandmaster's clock runs TAI, as a NIC's fed from gpsphc) or arb (it runs UTC: ptp4l with software timestamping)" },
 };
 
 /* Is the @len bytes at @s the word @w? */
@@ -96,21 +110,12 @@ int gmp_parse(const char *spec, struct gmp_cfg *c, struct gp_err *e)
 			return -1;
 		}
 		if (!gmp_value(&gmp_keys[i], val, len - klen - 1, &v) ||
-		    (i >= 1 && i <= 2 && v > 0x31 && v != 0xFE)) {
+		    (gmp_keys[i].accuracy && v > 0x31 && v != 0xFE)) {
 			gp_err_set(e, 1, "%s \"%.*s\" must be %s", gmp_keys[i].name,
 				   (int)(len - klen - 1), val, gmp_keys[i].what);
 			return -1;
 		}
-		switch (i) {
-		case 0: c->holdover_s = (uint32_t)v; break;
-		case 1: c->accuracy = (uint8_t)v; break;
-		case 2: c->coarse_accuracy = (uint8_t)v; break;
-		case 3: c->utc_offset = (int16_t)v; break;
-		case 4: c->domain = (uint8_t)v; break;
-		case 5: c->refresh_s = (uint32_t)v; break;
-		case 6: c->profile = (enum gmp_profile)v; break;
-		default: c->arb_timescale = v == 2; break;
-		}
+		gmp_keys[i].set(c, v);
 		p += len;
 		if (*p == ',' && *++p == '\0') {
 			gp_err_set(e, 1, "a comma ends \"%s\": remove it", spec);

@@ -272,7 +272,8 @@ TEST(parse_refusals_say_why)
 	static const char *const bad[] = {
 		"profile", "profile=g8275", "profile=defaultx", "holdover=-1",
 		"holdover=2592001", "holdover=5s", "accuracy=0x32",
-		"accuracy=0x16", "accuracy=0xff", "domain=256", "refresh=0",
+		"accuracy=0x16", "accuracy=0xff", "coarse-accuracy=0x32",
+		"domain=256", "refresh=0",
 		"colour=blue", "holdover=10,", ",holdover=10", "holdover=",
 		"=5", "domain=99999999999999999999999", "timescale=tai",
 	};
