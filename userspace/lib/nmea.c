@@ -445,12 +445,20 @@ int nmea_parse(const char *s, size_t len, struct nmea_msg *m,
 	return nmea_parse_checked(s, len, nmea_checksum_check(s, len), m, e);
 }
 
+/* The sentences any talker sends that carry time, named by their type */
+static const enum nmea_kind nmea_talker_kinds[] = {
+	NMEA_RMC, NMEA_ZDA, NMEA_GGA, NMEA_GNS, NMEA_GLL,
+};
+
 int nmea_parse_checked(const char *s, size_t len, int csum,
 		       struct nmea_msg *m, struct gp_err *e)
 {
+	const size_t n_kinds = sizeof(nmea_talker_kinds) /
+			       sizeof(nmea_talker_kinds[0]);
 	struct ctx c = { .e = e };
 	const struct fld *a;
-	int r, k;
+	size_t k;
+	int r;
 
 	memset(m, 0, sizeof(*m));
 	gp_err_clear(e);
@@ -472,15 +480,14 @@ int nmea_parse_checked(const char *s, size_t len, int csum,
 			return gp_err_set(e, NMEA_E_UNSUPPORTED,
 					  "address \"%.*s\" is not a standard talker sentence we use: ignored",
 					  (int)(a->n < 16 ? a->n : 16), a->p);
-		/* The talker sentences are the kinds RMC to GLL, named by type. */
-		for (k = NMEA_RMC; k <= NMEA_GLL; k++)
-			if (!memcmp(a->p + 2, nmea_kind_name((enum nmea_kind)k), 3))
+		for (k = 0; k < n_kinds; k++)
+			if (!memcmp(a->p + 2, nmea_kind_name(nmea_talker_kinds[k]), 3))
 				break;
-		if (k > NMEA_GLL)
+		if (k == n_kinds)
 			return gp_err_set(e, NMEA_E_UNSUPPORTED,
 					  "sentence type %.3s carries no time we use: ignored",
 					  a->p + 2);
-		m->kind = (enum nmea_kind)k;
+		m->kind = nmea_talker_kinds[k];
 		m->talker[0] = a->p[0];
 		m->talker[1] = a->p[1];
 	}
