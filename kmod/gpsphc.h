@@ -281,6 +281,9 @@ struct gpsphc_event_sink {
  * @phc_base_raw: CLOCK_MONOTONIC_RAW ns of the time base
  * @phc_base_ns: the clock's TAI ns at @phc_base_raw
  * @phc_adj:	rate correction, 2^-16 ppb
+ * @phc_seen_raw: the latest raw instant the clock was read at, or its
+ *		base moved to: a change from an earlier one would rewrite
+ *		what a reader got (gpsphc_phc_change_from_locked())
  * @user_scaled_ppm: the frequency a user last set with adjfine
  * @extts_on:	on-time edges are reported as EXTTS events
  * @scale:	enum gpsphc_scale the clock reads in
@@ -326,6 +329,7 @@ struct gpsphc_dev {
 	u64 phc_base_raw;
 	s64 phc_base_ns;
 	s64 phc_adj;
+	u64 phc_seen_raw;
 	long user_scaled_ppm;
 	bool extts_on;
 	u32 scale;
@@ -380,7 +384,8 @@ void gpsphc_pps_set_edge(struct gpsphc_dev *gdev, enum gpsphc_edge edge);
 
 /* phc.c */
 void gpsphc_phc_init(struct gpsphc_dev *gdev);
-s64 gpsphc_phc_read_locked(const struct gpsphc_dev *gdev, u64 raw);
+s64 gpsphc_phc_read_locked(struct gpsphc_dev *gdev, u64 raw);
+u64 gpsphc_phc_change_from_locked(struct gpsphc_dev *gdev, u64 raw);
 void gpsphc_phc_set_adj_locked(struct gpsphc_dev *gdev, u64 raw, s64 adj);
 void gpsphc_phc_step_locked(struct gpsphc_dev *gdev, u64 raw, s64 delta_ns);
 void gpsphc_phc_leap_retire_locked(struct gpsphc_dev *gdev, s64 tai);
@@ -425,16 +430,20 @@ static inline s64 gpsphc_phc_tai_locked(const struct gpsphc_dev *gdev,
 /**
  * gpsphc_phc_leap_done_locked() - retire a leap second once it is past
  * @gdev: the device
- * @tai: the clock's TAI time now
+ * @raw: CLOCK_MONOTONIC_RAW ns of the input just applied
+ *
+ * The clock's time at @raw is computed only when a leap second is
+ * pending: with none, an edge pays for no second TAI time.
  *
  * Context: phc_lock held.
  */
 static inline void gpsphc_phc_leap_done_locked(struct gpsphc_dev *gdev,
-					       s64 tai)
+					       u64 raw)
 {
 	lockdep_assert_held(&gdev->phc_lock);
 	if (gdev->leap != GPSPHC_LEAP_NONE)
-		gpsphc_phc_leap_retire_locked(gdev, tai);
+		gpsphc_phc_leap_retire_locked(gdev,
+					      gpsphc_phc_tai_locked(gdev, raw));
 }
 
 /**

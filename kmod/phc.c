@@ -9,9 +9,11 @@
  * so syncing CLOCK_REALTIME from it (phc2sys) can never feed back into it,
  * and one ktime_get_snapshot() gives the clock and the system time at the
  * same instant (getcrosststamp, PTP_SYS_OFFSET_PRECISE). Every change of
- * rate or offset first moves the base to "now", so the mapping stays
- * continuous. The clock counts TAI; in UTC mode it reads TAI minus the
- * TAI-UTC offset, which changes at the exact instant of a leap second.
+ * rate or offset first moves the base to the instant it starts from, so
+ * the mapping stays continuous: "now", or an edge's capture when no
+ * reader has seen a later instant (gpsphc_phc_change_from_locked()).
+ * The clock counts TAI; in UTC mode it reads TAI minus the TAI-UTC
+ * offset, which changes at the exact instant of a leap second.
  * What users do to it through /dev/ptpN is ptp.c's.
  */
 
@@ -20,12 +22,50 @@
 
 #include "gpsphc.h"
 
+/* Note that the clock's mapping was used at @raw, if later than any so far. */
+static void gpsphc_phc_seen_locked(struct gpsphc_dev *gdev, u64 raw)
+{
+	lockdep_assert_held(&gdev->phc_lock);
+	if ((s64)(raw - gdev->phc_seen_raw) > 0)
+		gdev->phc_seen_raw = raw;
+}
+
 /* Move the base to @raw, keeping the mapping continuous. */
 static void gpsphc_phc_rebase_locked(struct gpsphc_dev *gdev, u64 raw)
 {
 	lockdep_assert_held(&gdev->phc_lock);
 	gdev->phc_base_ns = gpsphc_phc_tai_locked(gdev, raw);
 	gdev->phc_base_raw = raw;
+	gpsphc_phc_seen_locked(gdev, raw);
+}
+
+/**
+ * gpsphc_phc_change_from_locked() - from when a change may apply
+ * @gdev: the device
+ * @raw: when the change is due, CLOCK_MONOTONIC_RAW ns: an edge's
+ *	capture, or now
+ *
+ * A change of rate or offset from @raw on changes what the clock reads at
+ * every instant after @raw. That rewrites nothing a reader got unless a
+ * read was at an instant later than @raw: every read that leaves the
+ * device (gpsphc_phc_read_locked()) and every move of the base notes its
+ * raw time, taken under phc_lock, in @phc_seen_raw. Reads before @raw
+ * keep their values (the new mapping agrees with the old up to @raw,
+ * and is as continuous and monotonic after it), reads after the change
+ * see the new mapping. So an edge's correction starts at its capture
+ * unless someone read the clock in the microseconds between the capture
+ * and the correction taking phc_lock; then it starts now, like every
+ * other change, at the cost of a second clock read.
+ *
+ * Context: phc_lock held.
+ * Return: @raw, or now.
+ */
+u64 gpsphc_phc_change_from_locked(struct gpsphc_dev *gdev, u64 raw)
+{
+	lockdep_assert_held(&gdev->phc_lock);
+	if ((s64)(raw - gdev->phc_seen_raw) >= 0)
+		return raw;
+	return ktime_get_raw_ns();
 }
 
 /**
@@ -92,14 +132,19 @@ static s64 gpsphc_phc_utc_offset_ns_locked(const struct gpsphc_dev *gdev,
  * @gdev: the device
  * @raw: CLOCK_MONOTONIC_RAW ns
  *
+ * For a value that leaves the device (a user's read, an EXTTS event):
+ * it notes @raw as seen. The servo's own reads use gpsphc_phc_tai_locked().
+ *
  * Context: phc_lock held.
  * Return: ns since 1970 in the device's scale (TAI or UTC).
  */
-s64 gpsphc_phc_read_locked(const struct gpsphc_dev *gdev, u64 raw)
+s64 gpsphc_phc_read_locked(struct gpsphc_dev *gdev, u64 raw)
 {
 	s64 tai = gpsphc_phc_tai_locked(gdev, raw);
 
 	lockdep_assert_held(&gdev->phc_lock);
+	/* A reader has seen it: see gpsphc_phc_change_from_locked(). */
+	gpsphc_phc_seen_locked(gdev, raw);
 	if (gdev->scale == GPSPHC_SCALE_UTC)
 		return tai - gpsphc_phc_utc_offset_ns_locked(gdev, tai);
 	return tai;
@@ -162,6 +207,7 @@ void gpsphc_phc_init(struct gpsphc_dev *gdev)
 	spin_lock_init(&gdev->phc_lock);
 	ktime_get_snapshot(&snap);
 	gdev->phc_base_raw = ktime_to_ns(snap.raw);
+	gdev->phc_seen_raw = gdev->phc_base_raw;
 	gdev->phc_base_ns = ktime_to_ns(snap.real) + 37LL * NSEC_PER_SEC;
 	gdev->scale = GPSPHC_SCALE_TAI;
 	gdev->tai_utc = 37;

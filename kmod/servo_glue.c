@@ -28,11 +28,18 @@ void gpsphc_servo_glue_init(struct gpsphc_dev *gdev)
 	gpsphc_servo_glue_apply(gdev, &none);
 }
 
-/* Apply what the servo asked for, from @raw on. */
+/*
+ * Apply what the servo asked for, from @raw on if nobody has read the
+ * clock at a later instant, else from now: see
+ * gpsphc_phc_change_from_locked(). Most edges ask for nothing until the
+ * first label, and then cost no clock read.
+ */
 static void gpsphc_glue_apply_locked(struct gpsphc_dev *gdev, u64 raw,
 				     const struct gpsphc_servo_out *out)
 {
 	lockdep_assert_held(&gdev->phc_lock);
+	if (out->flags & (GPSPHC_SERVO_OUT_STEP | GPSPHC_SERVO_OUT_ADJ))
+		raw = gpsphc_phc_change_from_locked(gdev, raw);
 	if (out->flags & GPSPHC_SERVO_OUT_STEP)
 		gpsphc_phc_step_locked(gdev, raw, out->step_ns);
 	if (out->flags & GPSPHC_SERVO_OUT_ADJ)
@@ -72,13 +79,15 @@ void gpsphc_servo_glue_edge(struct gpsphc_dev *gdev, u64 raw, u32 seq,
 	gpsphc_servo_edge(&gdev->servo, GPSPHC_SERVO_INPUT_PPS, seq, raw,
 			  gpsphc_phc_tai_locked(gdev, raw), &out);
 	/*
-	 * From now on, as servo.h says: applied from the edge's capture, a
-	 * correction would rewrite what clock reads in between returned.
+	 * From the edge's capture when no clock read since has seen a later
+	 * instant, else from now (gpsphc_phc_change_from_locked()): either
+	 * way no value a reader got is rewritten. The capture saves a second
+	 * clock read on every edge the servo corrects.
 	 */
 	if (!gdev->servo_off)
-		gpsphc_glue_apply_locked(gdev, ktime_get_raw_ns(), &out);
+		gpsphc_glue_apply_locked(gdev, raw, &out);
 	gpsphc_glue_count(&out, count);
-	gpsphc_phc_leap_done_locked(gdev, gpsphc_phc_tai_locked(gdev, raw));
+	gpsphc_phc_leap_done_locked(gdev, raw);
 	gpsphc_phc_extts_locked(gdev, raw);
 	spin_unlock_irqrestore(&gdev->phc_lock, flags);
 }
@@ -123,7 +132,7 @@ void gpsphc_servo_glue_sentence(struct gpsphc_dev *gdev,
 	if (!(out.flags & GPSPHC_SERVO_OUT_USED) || gdev->servo_off)
 		goto out_unlock;
 	gpsphc_glue_apply_locked(gdev, ktime_get_raw_ns(), &out);
-	gpsphc_phc_leap_done_locked(gdev, gpsphc_phc_tai_locked(gdev, at));
+	gpsphc_phc_leap_done_locked(gdev, at);
 out_unlock:
 	spin_unlock_irqrestore(&gdev->phc_lock, flags);
 }
