@@ -225,7 +225,8 @@ struct gpsphc_events {
 
 /**
  * struct gpsphc_event_sink - who sends a device's notifications
- * @wanted:	does anyone listen? Any context, lock-free.
+ * @wanted:	does anyone listen? Any context, lock-free. Events ask it
+ *		only until it says yes; the worker asks again (events.c).
  * @pps:	send one DCD edge's notification. Process context.
  * @sentence:	send one sentence's. The receive path.
  * @state:	send the servo's state. Process context.
