@@ -18,7 +18,10 @@
  *
  * The servo never reads that clock: the caller tells it what the clock
  * read at an edge, and applies what the servo returns (a new @adj, a step)
- * "from now on", moving its base to the present first.
+ * from the input's capture on, or, if the clock was read at a later
+ * instant meanwhile, from now on (rewriting no value a reader got),
+ * moving its base there first. The servo's arithmetic takes the capture;
+ * from now, it is off by the rate's change times the microseconds since.
  *
  * Units, everywhere in this file:
  *
@@ -218,9 +221,11 @@ struct gpsphc_servo_counters {
  * struct gpsphc_servo_out - what the caller must do, and what happened
  * @flags: GPSPHC_SERVO_OUT_* bits.
  * @adj: with %GPSPHC_SERVO_OUT_ADJ: the clock's new rate correction,
- *	2^-16 ppb, within +-max_ppb; apply from now on.
- * @step_ns: with %GPSPHC_SERVO_OUT_STEP: add this to the clock now (after
- *	moving its base to now), before applying @adj. 0 otherwise.
+ *	2^-16 ppb, within +-max_ppb; apply from the capture or now on (see
+ *	above).
+ * @step_ns: with %GPSPHC_SERVO_OUT_STEP: add this to the clock from the
+ *	same instant (after moving its base there), before applying @adj.
+ *	0 otherwise.
  * @state: the state after the call.
  * @offset_ns: clock minus truth at the last labelled input (this call's
  *	with %GPSPHC_SERVO_OUT_LABELLED), measured before any correction
