@@ -23,8 +23,9 @@
  * and memory: the bank then behaves like one filter that knows when the
  * rate moved. So does the steering filter once another has predicted
  * better for long enough to outweigh chance (a CUSUM of their
- * log-likelihood ratios), which tells the start of a ramp within a few
- * edges where the long scores take tens. An edge taken yet far off every
+ * log-likelihood ratios), which tells the start of a ramp sooner than
+ * the long scores (about 9 edges into 10 ppb/s through 0.1 us of jitter,
+ * 25 through 1 us). An edge taken yet far off every
  * prediction (a rate step seen through little noise) hands the steering
  * to the most wandering filter at once, not after its scores show it.
  *
@@ -110,7 +111,8 @@
  * Evidence that another filter predicts better than the steering one, in
  * nats, beyond which it takes over (see sv_kf_switch()). Their log-
  * likelihood ratio drifts down while it does not, and a CUSUM with this
- * threshold then crosses it by chance about once in e^10 edges.
+ * threshold then crosses it by chance rarely (for the exact ratio, once
+ * in e^10 edges or fewer).
  */
 #define SV_KF_SWITCH_NATS	10U
 /* Offsets within this many sigmas of the capture noise count as locked */
