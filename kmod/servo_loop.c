@@ -136,6 +136,12 @@ static const int sv_kf_log2_q[GPSPHC_SERVO_MODELS] = {
 #define SV_KF_AGILE		5U
 /* The first filter that models a drift */
 #define SV_KF_DRIFT_FIRST	6U
+/*
+ * A drift filter's parabola, extrapolated over a gap, is as uncertain as
+ * a rate that wanders by 2^n ppb^2 per second: the outlier bound widens
+ * that much when one steers.
+ */
+#define SV_KF_DRIFT_GAP_LOG2_Q	0
 
 /*
  * The steady-state phase and period gains alpha, beta (2^-32) of the
@@ -773,27 +779,9 @@ static void sv_steer(struct gpsphc_servo *s, s64 off, s64 span,
 }
 
 /*
- * The filter that judges an edge after a gap: the steering one, or if
- * that models a drift (a parabola extrapolated over minutes), the rate
- * filter with the lowest long score.
- */
-static u32 sv_kf_judge(const struct gpsphc_servo_bank *b)
-{
-	u32 i, rate = 0;
-
-	if (b->best < SV_KF_DRIFT_FIRST)
-		return b->best;
-	for (i = 1; i < SV_KF_DRIFT_FIRST; i++)
-		if (b->m[i].score < b->m[rate].score)
-			rate = i;
-	return rate;
-}
-
-/*
- * Is an edge @near ns from the nearest prediction (after a gap, the
- * judging filter's) beyond @k times the steering filter's RMS
- * prediction error, @var its mean square, plus what the judging
- * filter's rate noise adds over a gap of @g seconds (q g^3 / 3)? With
+ * Is an edge @near ns from the nearest prediction beyond @k times the
+ * steering filter's RMS prediction error, @var its mean square, plus
+ * what its rate noise adds over a gap of @g seconds (q g^3 / 3)? With
  * outlier_k and the short score: a suspected outlier; with
  * SV_KF_SURPRISE and the larger score: a surprise. Squares, not roots,
  * on the usual edge a second after the last: this runs in the interrupt.
@@ -802,7 +790,8 @@ static bool sv_beyond(const struct gpsphc_servo *s, u64 near, u64 g, u64 k,
 		      u64 var)
 {
 	const struct gpsphc_servo_bank *b = &s->bank;
-	int lq = sv_kf_log2_q[g > 1 ? sv_kf_judge(b) : b->best];
+	int lq = b->best < SV_KF_DRIFT_FIRST ? sv_kf_log2_q[b->best] :
+					       SV_KF_DRIFT_GAP_LOG2_Q;
 	u64 g3;
 
 	if (!k || b->scored < SV_KF_SCREEN_EDGES)
@@ -951,18 +940,17 @@ void gpsphc_sv_loop(struct gpsphc_servo *s,
 	}
 	if (g) {
 		d = (s64)(rec->raw - b->anchor_raw) << 16;
+		/*
+		 * Over a gap, a drift filter's parabola may land anywhere,
+		 * near a latency spike too: only the rate filters vouch
+		 * for an edge then.
+		 */
 		for (i = 0; i < GPSPHC_SERVO_MODELS; i++) {
 			y[i] = sv_clamp(d - sv_kf_pred(&b->m[i], g),
 					SV_KF_Y_LIMIT);
-			near = min(near, sv_mag(y[i]) >> 16);
+			if (g == 1 || i < SV_KF_DRIFT_FIRST)
+				near = min(near, sv_mag(y[i]) >> 16);
 		}
-		/*
-		 * Over a gap the predictions spread: a wandering rate or a
-		 * parabola extrapolated over minutes may land anywhere,
-		 * near a latency spike too. One filter judges the edge then.
-		 */
-		if (g > 1)
-			near = sv_mag(y[sv_kf_judge(b)]) >> 16;
 		m = &b->m[b->best];
 		if (!sv_screen(s, off, near, g, rec->num, y[b->best] / 65536,
 			       out)) {

@@ -166,21 +166,6 @@ static void rig_start_jitter(struct rig *r, double jitter, unsigned int n)
 	rig_run(r, n);
 }
 
-/* The largest |error| over the next @n seconds; their RMS in @rms */
-static double rig_max_err(struct rig *r, unsigned int n, double *rms)
-{
-	double max = 0, sum = 0;
-	unsigned int i;
-
-	for (i = 0; i < n; i++) {
-		rig_second(r);
-		max = fmax(max, fabs(r->err));
-		sum += r->err * r->err;
-	}
-	*rms = sqrt(sum / n);
-	return max;
-}
-
 /* The common start: 50 ppm, 1 us jitter, every edge labelled, @n seconds */
 static void rig_start(struct rig *r, unsigned int n)
 {
@@ -596,6 +581,21 @@ TEST(rate_step_followed_at_once)
 	EXPECT_LT(fabs(r.err), 500.0);
 	EXPECT_EQ(r.s.counters.relocks, 0);
 	EXPECT_EQ(r.s.state, GPSPHC_SERVO_LOCKED);
+}
+
+/* The largest |error| over the next @n seconds; their RMS in @rms */
+static double rig_max_err(struct rig *r, unsigned int n, double *rms)
+{
+	double max = 0, sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		rig_second(r);
+		max = fmax(max, fabs(r->err));
+		sum += r->err * r->err;
+	}
+	*rms = sqrt(sum / n);
+	return max;
 }
 
 /*
