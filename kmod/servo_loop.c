@@ -356,29 +356,34 @@ static s64 sv_freq_period(s64 freq)
 }
 
 /*
+ * The row of filter @i's steady-state gains for the noise measured, j
+ * for q / r = 2^-j, at least 0; -1: the noise is not measured yet
+ */
+static int sv_kf_gain_row(const struct gpsphc_servo_bank *b, u32 i)
+{
+	if (b->r_n < GPSPHC_SERVO_LOCK_EDGES)
+		return -1;
+	return max(fls64(b->r | 1) - 1 - sv_kf_log2_q[i], 0);
+}
+
+/*
  * Rate filter @i's steady-state alpha and beta for the noise measured;
  * NULL: not yet, or beyond the table (alpha below 2^-15: a least-squares
  * line)
  */
 static const u32 *sv_kf_ab_ss(const struct gpsphc_servo_bank *b, u32 i)
 {
-	int j;
+	int j = sv_kf_gain_row(b, i);
 
-	if (b->r_n < GPSPHC_SERVO_LOCK_EDGES)
-		return NULL;
-	j = fls64(b->r | 1) - 1 - sv_kf_log2_q[i];
-	return j > 63 ? NULL : sv_kf_ab[max(j, 0)];
+	return j < 0 || j > 63 ? NULL : sv_kf_ab[j];
 }
 
 /* Drift filter @i's steady-state gains for the noise measured; NULL: not yet */
 static const u32 *sv_kf_abg_ss(const struct gpsphc_servo_bank *b, u32 i)
 {
-	int j;
+	int j = sv_kf_gain_row(b, i);
 
-	if (b->r_n < GPSPHC_SERVO_LOCK_EDGES)
-		return NULL;
-	j = fls64(b->r | 1) - 1 - sv_kf_log2_q[i];
-	return sv_kf_abg[clamp(j, 0, 63)];
+	return j < 0 ? NULL : sv_kf_abg[min(j, 63)];
 }
 
 /*
@@ -568,6 +573,18 @@ static void sv_kf_noise(struct gpsphc_servo_bank *b, s64 d2)
 	sv_mean_add(&b->r, sq, b->r_n, SV_KF_R_EDGES);
 }
 
+/* The shift that brings a score @sq (ns^2, < 2^60) under 2^31 */
+static int sv_kf_score_shift(u64 sq)
+{
+	return max(fls64(sq) - 31, 0);
+}
+
+/* 2^62 / (@sq >> @sh): one division, for all the filters compared with @sq */
+static u64 sv_kf_score_recip(u64 sq, int sh)
+{
+	return div64_u64(1ULL << 62, (sq >> sh) | 1);
+}
+
 /* Filter @i starts again from @src's state, as the @n edges it stands for */
 static void sv_kf_copy(struct gpsphc_servo_bank *b, u32 i,
 		       const struct gpsphc_servo_model *src, u32 n)
@@ -594,14 +611,14 @@ static void sv_kf_copy(struct gpsphc_servo_bank *b, u32 i,
 static void sv_kf_switch(struct gpsphc_servo_bank *b, const u64 *ysq)
 {
 	const struct gpsphc_servo_model *sb = &b->m[b->best];
-	int sh = max(fls64(sb->score) - 31, 0);
-	u64 base = ysq[b->best] + sb->score, lim, inv, step, sq;
+	int sh = sv_kf_score_shift(sb->score);
+	u64 base = ysq[b->best] + sb->score, lim, step, sq;
+	u64 inv = sv_kf_score_recip(sb->score, sh);
 	u32 i, hit = b->best, top = SV_KF_SWITCH_NATS << 16, n;
 	struct gpsphc_servo_model src;
 
 	/* (scores, squares < 2^60; S_b >> sh < 2^31; steps < 2^27) */
 	lim = ((sb->score >> sh) | 1) << 12;
-	inv = div64_u64(1ULL << 62, (sb->score >> sh) | 1);
 	for (i = 0; i < GPSPHC_SERVO_MODELS; i++) {
 		if (i == b->best) {
 			b->m[i].llr = 0;
@@ -742,13 +759,13 @@ static s64 sv_kf_span(const struct gpsphc_servo_bank *b)
 {
 	const struct gpsphc_servo_model *m = &b->m[b->best];
 	s64 span = sv_kf_pred(m, 1), sum = 0, d;
-	int sh = max(fls64(m->score) - 31, 0);
+	int sh = sv_kf_score_shift(m->score);
 	u64 w, wsum = 0, inv;
 	u32 i;
 
 	if (b->scored < SV_KF_SCORE_EDGES || b->agile)
 		return span;
-	inv = div64_u64(1ULL << 62, (m->score >> sh) | 1);
+	inv = sv_kf_score_recip(m->score, sh);
 	for (i = 0; i < GPSPHC_SERVO_MODELS; i++) {
 		w = sv_kf_weight(b->m[i].score, m->score, inv, sh);
 		/* |d| < 2^28 (4 us), w <= 2^31: eight products fit s64 */
