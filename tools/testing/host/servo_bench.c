@@ -592,6 +592,103 @@ static void cost(FILE **out)
 	edge_cost = NULL;
 }
 
+/*
+ * The M rule against itself. By the first edge after a rate step, what
+ * a servo has seen of it is that edge's offset: the step plus jitter.
+ * To keep the next edge, two steps off if nothing moved, within the step
+ * row's M bar it must move its clock by two steps less the bar (less its
+ * own error) on seeing that offset. The bound row has the law of the
+ * step row before its step (a constant rate, the same jitter) but for
+ * its base rate; wherever jitter alone puts one of its edges as far off
+ * on the same side, that move is an error, to be held to the bound row's
+ * own bar. Offsets are from the true trend (the line through the two
+ * true edges before), so no servo's own error is in them.
+ */
+#define BOUND_STEP_ROW		"step-0.5ppm 0.1us"
+#define BOUND_STEADY_ROW	"start-400ppm 0.1us"
+
+static const struct row_result *result_of(const struct row_result *res,
+					  unsigned int n, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(res[i].row.name, name))
+			return &res[i];
+	return NULL;
+}
+
+/* Edge offsets from the true trend, ns: off[seed][edge] (0 if missed) */
+static void trend_offsets(const struct row *r, double (*off)[EDGES])
+{
+	struct edge_sim_edge e;
+	struct edge_sim sim;
+	double t1 = 0, t2 = 0;
+	unsigned int j, k;
+
+	for (j = 0; j < N_SEEDS; j++) {
+		sim_for(r, j, &sim);
+		for (k = 0; k < EDGES; k++) {
+			edge_sim_next(&sim, &e);
+			off[j][k] = k >= 2 && e.present ?
+				    (double)e.raw - (2 * t1 - t2) : 0;
+			t2 = t1;
+			t1 = (double)e.raw_true;
+		}
+	}
+}
+
+static void step_bound(FILE **out, const struct row_result *res,
+		       unsigned int n)
+{
+	static double off[N_SEEDS][EDGES];
+	const struct row_result *sr = result_of(res, n, BOUND_STEP_ROW);
+	const struct row_result *br = result_of(res, n, BOUND_STEADY_ROW);
+	static const unsigned int at[] = { STEP_UP + 1, STEP_DOWN + 1 };
+	double least[2] = { INFINITY, INFINITY }, step, move, o;
+	unsigned int i, j, k, hits = 0;
+	char seen[256] = "", far[256] = "";
+	size_t len = 0, flen = 0;
+
+	if (!sr || !br)
+		return;
+	step = sr->row.st->step_ppb;
+	move = 2 * step - sr->lptp_max;
+	trend_offsets(&sr->row, off);
+	for (j = 0; j < N_SEEDS; j++)
+		for (i = 0; i < 2; i++) {
+			/* up, then down: least[0] > 0, least[1] < 0 */
+			o = i ? -off[j][at[i]] : off[j][at[i]];
+			least[i] = fmin(least[i], o);
+			len += snprintf(seen + len, sizeof(seen) - len, " %.0f",
+					off[j][at[i]]);
+		}
+	trend_offsets(&br->row, off);
+	for (j = 0; j < N_SEEDS; j++)
+		for (k = SCORE_FROM; k < EDGES; k++) {
+			o = off[j][k];
+			if (o < least[0] && -o < least[1])
+				continue;
+			hits++;
+			if (flen < sizeof(far) - 48)
+				flen += snprintf(far + flen, sizeof(far) - flen,
+						 "%s%.0f ns at edge %u of seed %u",
+						 hits > 1 ? ", " : "", o, k, j);
+		}
+	for (k = 0; k < 2 && out[k]; k++)
+		fprintf(out[k],
+			"\n## M against itself: %s, and %s (the step row's law before its step but the base rate)\n"
+			"first edge after each step, ns off the true trend (up, down; seeds 0-%d):%s\n"
+			"%s's M bar is %.0f ns; the next edge is %.0f ns off if nothing moves, so on\n"
+			"seeing each of these a servo must move its clock %.0f ns (less its own error) toward it\n"
+			"%s: edges as far off on the same side from jitter alone: %u%s%s%s; its M bar is %.0f ns\n"
+			"a servo that moves its clock further the further an edge is off cannot hold both bars\n",
+			BOUND_STEP_ROW, BOUND_STEADY_ROW, N_SEEDS - 1, seen,
+			BOUND_STEP_ROW, sr->lptp_max, 2 * step, move,
+			BOUND_STEADY_ROW, hits, hits ? " (" : "", far,
+			hits ? ")" : "", br->lptp_max);
+}
+
 /* servo_bench --trace ROW SEED: every servo's error at each edge */
 static int trace(const char *name, unsigned int seed)
 {
@@ -691,8 +788,10 @@ int main(int argc, char **argv)
 		for (i = 0; i < n; i++)
 			print_lock(f, &res[i]);
 	}
-	if (!only)
+	if (!only) {
+		step_bound(out, res, n);
 		cost(out);
+	}
 	for (k = 0; k < 2 && out[k]; k++) {
 		FILE *f = out[k];
 
