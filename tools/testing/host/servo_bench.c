@@ -642,22 +642,21 @@ static void trend_offsets(const struct row *r, unsigned int seed,
 
 /*
  * Seed set @set of the step row @sr and the steady row @br: each step's
- * first offset (@first: up and down by seed, if not NULL); the least on
- * each side, signed toward the step (@least: up, down); the steady
- * edges as far off on the same side (@hits, described in @far if not
- * NULL). Returns whether any is.
+ * first offset (@first: up and down by seed, if not NULL), and the
+ * steady edges as far off on the same side as the least of them (@hits,
+ * described in @far if not NULL). Returns whether there is any.
  */
 static bool bound_overlap(const struct row *sr, const struct row *br,
-			  unsigned int set, double *first, double *least,
-			  unsigned int *hits, char *far, size_t far_len)
+			  unsigned int set, double *first, unsigned int *hits,
+			  char *far, size_t far_len)
 {
 	static const unsigned int at[] = { STEP_UP + 1, STEP_DOWN + 1 };
+	/* The least first offsets, signed toward their step: up, down */
+	double least[2] = { INFINITY, INFINITY }, o;
 	static double off[EDGES];
 	unsigned int i, j, k, seed;
 	size_t len = 0;
-	double o;
 
-	least[0] = least[1] = INFINITY;
 	*hits = 0;
 	for (j = 0; j < N_SEEDS; j++) {
 		seed = set * N_SEEDS + j;
@@ -691,20 +690,20 @@ static void step_bound(FILE **out, const struct row_result *res,
 {
 	const struct row_result *sr = result_of(res, n, BOUND_STEP_ROW);
 	const struct row_result *br = result_of(res, n, BOUND_STEADY_ROW);
-	double first[2 * N_SEEDS], least[2], step;
-	unsigned int i, k, hits, sets = 0;
+	double first[2 * N_SEEDS], step;
+	unsigned int i, k, hits, other, sets;
 	char seen[256] = "", far[256] = "";
 	size_t len = 0;
 
 	if (!sr || !br)
 		return;
 	step = sr->row.st->step_ppb;
-	for (i = 0; i < BOUND_SETS; i++)
-		sets += bound_overlap(&sr->row, &br->row, i, NULL, least, &hits,
+	/* The bench's own seeds are set 0: what is printed */
+	sets = bound_overlap(&sr->row, &br->row, 0, first, &hits, far,
+			     sizeof(far));
+	for (i = 1; i < BOUND_SETS; i++)
+		sets += bound_overlap(&sr->row, &br->row, i, NULL, &other,
 				      NULL, 0);
-	/* The bench's own seeds, set 0, last: what is printed */
-	bound_overlap(&sr->row, &br->row, 0, first, least, &hits, far,
-		      sizeof(far));
 	for (i = 0; i < 2 * N_SEEDS; i++)
 		len += snprintf(seen + len, sizeof(seen) - len, " %.0f",
 				first[i]);
