@@ -159,8 +159,12 @@ void gpsphc_servo_edge(struct gpsphc_servo *s, enum gpsphc_servo_input kind,
 	if (s->state != GPSPHC_SERVO_HOLDOVER &&
 	    gap > s->cfg.holdover_timeout_ns)
 		gpsphc_sv_enter_holdover(s, out);
-	if (switched) {
-		/* The other kind's edges say nothing of this kind's phase. */
+	/*
+	 * The other kind's edges say nothing of this kind's phase; nor do
+	 * the edges before the pulses moved. The loop starts again from
+	 * this edge: it steps to it, or slews (the count's window follows).
+	 */
+	if (switched || rec.rephase) {
 		gpsphc_sv_relock(s);
 		s->bank.ready = false;
 	}
@@ -175,6 +179,10 @@ void gpsphc_servo_tick(struct gpsphc_servo *s, u64 now_raw_ns,
 	u64 since = sv_since(now_raw_ns, s->last_raw);
 
 	sv_out_begin(s, out);
+	/* No edge off the phase for 1.5 s: the run can no longer go on. */
+	if (s->off_phase_run &&
+	    sv_since(now_raw_ns, s->off_phase_raw) > SV_NSEC + SV_HALF_SEC)
+		s->off_phase_run = 0;
 	if ((s->state == GPSPHC_SERVO_LOCKING ||
 	     s->state == GPSPHC_SERVO_LOCKED) &&
 	    since > s->cfg.holdover_timeout_ns)

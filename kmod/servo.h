@@ -192,6 +192,10 @@ struct gpsphc_servo_cfg {
  * @disagreements: accepted labels that disagreed with the count.
  * @steps: times the servo stepped the clock.
  * @holdovers: times the servo entered HOLDOVER.
+ * @rephases: times the count took a new phase of the pulses: they came,
+ *	SV_REPHASE_EDGES (4) in a row a second apart, off the phase it
+ *	counted, and none on it (a receiver restarted, a cable changed, a
+ *	first edge that was a glitch).
  */
 struct gpsphc_servo_counters {
 	u64 edges;
@@ -205,6 +209,7 @@ struct gpsphc_servo_counters {
 	u64 disagreements;
 	u64 steps;
 	u64 holdovers;
+	u64 rephases;
 };
 
 /* struct gpsphc_servo_out.flags */
@@ -216,6 +221,7 @@ struct gpsphc_servo_counters {
 #define GPSPHC_SERVO_OUT_LABELLED	0x20	/* @tai_sec is valid */
 #define GPSPHC_SERVO_OUT_DISAGREE	0x40	/* a label disagreed: notify */
 #define GPSPHC_SERVO_OUT_COARSE		0x80	/* coarse mode */
+#define GPSPHC_SERVO_OUT_OFF_PHASE	0x100	/* see @off_phase_n */
 
 /**
  * struct gpsphc_servo_out - what the caller must do, and what happened
@@ -238,6 +244,17 @@ struct gpsphc_servo_counters {
  *	input, counting missed ones), with %GPSPHC_SERVO_OUT_USED.
  * @holdover_ns: raw ns since the last counted input, while in HOLDOVER;
  *	else 0.
+ * @off_phase_n: PPS edges in a row, each a second after the one before,
+ *	that came off the phase the servo counts and were not counted; 0
+ *	once an edge is counted or none came for 1.5 s. From 2 on, with
+ *	%GPSPHC_SERVO_OUT_OFF_PHASE: pulses arrive steadily at a phase the
+ *	servo does not accept yet. It takes them as the new phase at the
+ *	4th (the count then follows, the clock steps or slews to them): a
+ *	state of HOLDOVER or LOCKED meanwhile is not the pulses' absence.
+ * @off_phase_ns: with @off_phase_n, how late the last of those edges came
+ *	against where its second was due (by the clock once the loop runs,
+ *	else by the count), ns, within +-0.5 s: positive when the pulses
+ *	come after the servo's second.
  *
  * Every call fills @state, @offset_ns and @rms_ns, so the last output of
  * any call is a status; @holdover_ns comes from gpsphc_servo_tick() only.
@@ -254,6 +271,8 @@ struct gpsphc_servo_out {
 	u64 tai_sec;
 	u64 edge_num;
 	u64 holdover_ns;
+	u32 off_phase_n;
+	s64 off_phase_ns;
 };
 
 /**
@@ -294,6 +313,8 @@ enum gpsphc_servo_label_result {
  * @seq: the input's sequence number, by which labels name it.
  * @counted: the input counted as a second.
  * @coarse: a sentence start (@seq is a sentence's), else a PPS edge.
+ * @rephase: the count took it as the pulses' new phase (see
+ *	&gpsphc_servo_counters.rephases).
  */
 struct gpsphc_servo_edge_rec {
 	u64 raw;
@@ -301,6 +322,7 @@ struct gpsphc_servo_edge_rec {
 	u32 seq;
 	bool counted;
 	bool coarse;
+	bool rephase;
 };
 
 /**
@@ -435,9 +457,12 @@ struct gpsphc_servo_bank {
  * @pending: how far the labels for @pending_d are confirmed.
  * @off_phase_raw: raw time of the last PPS edge off the predicted phase.
  * @off_phase_run: such edges in a row, each a second after the one before.
+ * @off_phase_ns: how late the last of them came against its second, ns.
  * @fed: per enum gpsphc_servo_input, the inputs fed, for labels' refusals.
  * @storm_until: raw time until which counted PPS edges do not steer the
- *	clock: a spurious edge came close to a second (edges compete).
+ *	clock: a spurious edge came close to a second (edges compete). A
+ *	new phase the count takes (@off_phase_run) ends it: its edges came
+ *	one a second.
  * @hist: the last inputs, oldest first from @hist_head.
  * @hist_head: index of the oldest entry of @hist.
  * @hist_len: entries in @hist.
@@ -473,6 +498,7 @@ struct gpsphc_servo {
 	struct gpsphc_servo_confirm pending;
 	u64 off_phase_raw;
 	u32 off_phase_run;
+	s64 off_phase_ns;
 	struct gpsphc_servo_fed fed[2];
 	u64 storm_until;
 	struct gpsphc_servo_edge_rec hist[GPSPHC_SERVO_HISTORY];

@@ -18,9 +18,11 @@
 /* Off-phase edges a second apart, in a row, that move the phase there */
 #define SV_REPHASE_EDGES	4
 /*
- * A spurious edge within this many windows of a second means edges
- * compete for it; counted edges then keep the count but do not steer the
- * clock for this long (two seconds: one clean second ends it).
+ * A spurious edge within this many windows of a counted one (before or
+ * after it) means edges compete for its second; counted edges then keep
+ * the count but do not steer the clock for this long (two seconds: one
+ * clean second ends it). An edge off the phase alone in its second
+ * competes with none: pulses that moved come one a second.
  */
 #define SV_STORM_WINDOWS	3
 #define SV_STORM_HOLD_NS	2000000000ULL
@@ -76,23 +78,26 @@ struct gpsphc_servo_edge_rec *gpsphc_sv_hist_at(struct gpsphc_servo *s,
 }
 
 /*
- * How far an edge is from where a second is due, ns: against the clock
- * once labelled (it holds the phase and the rate the loop learnt), else
- * against the last counted input and the rate estimate. @dtrue: true ns
- * since the last counted input.
+ * How late an edge is against where a second is due, ns, within +-0.5 s:
+ * against the clock once the loop has taken an edge since the clock was
+ * set (it holds the phase and the rate the loop learnt), else against
+ * the last counted input and the rate estimate: a first label may set the
+ * clock off the pulses (a label carried to now at a wrong rate, a late
+ * reader), and no edge has said so yet. @dtrue: true ns since the last
+ * counted input.
  */
-static u64 sv_phase_error(const struct gpsphc_servo *s, s64 phc_ns, u64 dtrue)
+static s64 sv_phase_error(const struct gpsphc_servo *s, s64 phc_ns, u64 dtrue)
 {
 	u32 rem;
 
-	if (s->labelled && s->state != GPSPHC_SERVO_UNLOCKED) {
+	if (s->labelled && s->state != GPSPHC_SERVO_UNLOCKED && s->bank.ready) {
 		div_u64_rem(sv_mag(phc_ns), SV_NSEC, &rem);
 		if (phc_ns < 0 && rem)
 			rem = SV_NSEC - rem;
 	} else {
 		div_u64_rem(dtrue, SV_NSEC, &rem);
 	}
-	return rem > SV_HALF_SEC ? SV_NSEC - rem : rem;
+	return rem > SV_HALF_SEC ? (s64)rem - SV_NSEC : (s64)rem;
 }
 
 /*
@@ -102,7 +107,7 @@ static u64 sv_phase_error(const struct gpsphc_servo *s, s64 phc_ns, u64 dtrue)
  * that was a glitch. A storm's edges are never a second apart in a row
  * while a counted edge comes every second.
  */
-static bool sv_rephase(struct gpsphc_servo *s, u64 raw, u64 window)
+static bool sv_rephase(struct gpsphc_servo *s, u64 raw, s64 late, u64 window)
 {
 	u64 d = sv_since(raw, s->off_phase_raw);
 	u64 e = d > SV_NSEC ? d - SV_NSEC : SV_NSEC - d;
@@ -112,6 +117,7 @@ static bool sv_rephase(struct gpsphc_servo *s, u64 raw, u64 window)
 	else
 		s->off_phase_run = 1;
 	s->off_phase_raw = raw;
+	s->off_phase_ns = late;
 	return s->off_phase_run >= SV_REPHASE_EDGES &&
 	       sv_since(raw, s->last_raw) > SV_NSEC + SV_HALF_SEC;
 }
@@ -121,29 +127,44 @@ static bool sv_rephase(struct gpsphc_servo *s, u64 raw, u64 window)
  * last counted input. False if it is no new second (spurious); an edge
  * near a second that is not counted means several edges compete for it:
  * a storm, during which the counted edges keep the count but do not steer
- * the clock (see @storm_until).
+ * the clock (see @storm_until). Edges that come a second apart at another
+ * phase are no storm: the 4th is the new phase (@rec->rephase), and the
+ * storm hold ends, or the clock could never follow them.
  */
 static bool sv_count_pps(struct gpsphc_servo *s,
 			 struct gpsphc_servo_edge_rec *rec, s64 phc_ns,
 			 u64 dtrue, u64 n)
 {
 	u64 window, err;
+	s64 late;
 
 	/* The rate may be off by max_ppb since the last counted edge. */
 	window = SV_PHASE_WINDOW_NS +
 		 div_u64(div_u64(min_t(u64, dtrue, SV_OFF_LIMIT), 1000) *
 			 s->cfg.max_ppb, 1000000);
-	/* A loop at its rate limit is behind by its offset, knowingly. */
-	if (sv_mag(s->freq) >= (u64)sv_max_adj(s))
+	/*
+	 * A loop at its rate limit is behind by its offset, knowingly: the
+	 * pulses' rate is beyond max_ppb, or the loop slews towards pulses
+	 * that moved by less than the step threshold.
+	 */
+	if (sv_mag(s->freq) >= (u64)sv_max_adj(s) ||
+	    sv_mag(s->adj) >= (u64)sv_max_adj(s))
 		window += sv_mag(sv_clamp(s->offset_ns, SV_HALF_SEC));
-	err = n ? sv_phase_error(s, phc_ns, dtrue) : dtrue;
+	late = n ? sv_phase_error(s, phc_ns, dtrue) : (s64)dtrue;
+	err = sv_mag(late);
 	if (rec->raw <= s->last_raw || !n || err > window) {
-		if (err <= SV_STORM_WINDOWS * window)
+		if (sv_since(rec->raw, s->last_raw) <= SV_STORM_WINDOWS * window)
 			s->storm_until = rec->raw + SV_STORM_HOLD_NS;
-		if (!sv_rephase(s, rec->raw, SV_PHASE_WINDOW_NS))
+		if (!sv_rephase(s, rec->raw, late, SV_PHASE_WINDOW_NS))
 			return false;
 		/* The new phase: what came before says nothing of the rate. */
 		s->hist_len = 0;
+		s->storm_until = 0;
+		s->counters.rephases++;
+		rec->rephase = true;
+	} else if (sv_since(rec->raw, s->off_phase_raw) <=
+		   SV_STORM_WINDOWS * window) {
+		s->storm_until = rec->raw + SV_STORM_HOLD_NS;
 	}
 	s->off_phase_run = 0;
 	s->counters.missed += n - 1;

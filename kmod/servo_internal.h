@@ -100,6 +100,12 @@ static inline void sv_out_end(const struct gpsphc_servo *s,
 	if (s->coarse)
 		out->flags |= GPSPHC_SERVO_OUT_COARSE;
 	out->rms_ns = s->rms_ns;
+	if (!s->off_phase_run)
+		return;
+	out->off_phase_n = s->off_phase_run;
+	out->off_phase_ns = s->off_phase_ns;
+	if (s->off_phase_run >= 2)
+		out->flags |= GPSPHC_SERVO_OUT_OFF_PHASE;
 }
 
 /* The clock's new rate, within max_ppb, for the caller to apply. */
