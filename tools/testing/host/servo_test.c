@@ -34,6 +34,7 @@ struct rig {
 	struct phc_model phc;
 	struct gpsphc_servo_out out;	/* of the last edge */
 	struct gpsphc_servo_out lout;	/* of the last label */
+	struct gpsphc_servo_out tout;	/* of the last tick */
 	struct edge_sim_edge e;
 	double err;		/* clock minus truth at the last true edge */
 	bool label;		/* label every edge */
@@ -49,6 +50,8 @@ struct rig {
 	u64 x_fed, x_used;	/* extras fed; extras counted as seconds */
 	u32 seq[2];		/* next sequence number, per input kind */
 	u32 e_seq;		/* the last true edge's */
+	s64 moved_ns;		/* the pulses' move so far: truth moves too */
+	u64 tick_delay;		/* after the edge; 0: TICK_DELAY */
 };
 
 /* Feed an input with the next sequence number of its kind; returns it */
@@ -120,10 +123,12 @@ static void rig_extras(struct rig *r, u64 until)
 static void rig_second(struct rig *r)
 {
 	struct edge_sim_edge *e = &r->e;
-	struct gpsphc_servo_out o;
 	unsigned int i;
+	u64 tick;
 
 	edge_sim_next(&r->sim, e);
+	e->raw += r->moved_ns;
+	e->raw_true += r->moved_ns;
 	for (i = 0; i < r->n_extra; i++)
 		if (r->extra_k[i] == e->k)
 			e->raw += r->extra_ns;
@@ -146,9 +151,10 @@ static void rig_second(struct rig *r)
 			rig_apply(r, now, &r->lout);
 		}
 	}
-	rig_extras(r, e->raw_true + TICK_DELAY);
-	gpsphc_servo_tick(&r->s, e->raw_true + TICK_DELAY, &o);
-	rig_apply(r, e->raw_true + TICK_DELAY, &o);
+	tick = e->raw_true + (r->tick_delay ? r->tick_delay : TICK_DELAY);
+	rig_extras(r, tick);
+	gpsphc_servo_tick(&r->s, tick, &r->tout);
+	rig_apply(r, tick, &r->tout);
 	rig_extras(r, ~0ULL);
 }
 
@@ -1657,6 +1663,212 @@ TEST(labels_during_storm)
 		rig_second(&r);
 		EXPECT_EQ(r.lres, GPSPHC_SERVO_LABEL_AGREE);
 	}
+}
+
+/*
+ * Issue 29: the pulses move by J at edge 100 and stay there (a receiver
+ * restart, a changed cable delay, another receiver plugged in); every
+ * edge labelled with its true second, so the labels name the right
+ * seconds throughout. The truth is the new pulses. Or: the pulses never
+ * move, and the clock is off by J just after the first label sets it.
+ * 1 us of jitter, the oscillator 1 ppm off either way, J from 1 ms to
+ * half a second either way. The servo must follow any consistent phase
+ * within a bound (phase_move_bound()), and stay with it: from the first
+ * of 10 edges in a row LOCKED within 1 us of the truth to the end of the
+ * run (300 edges after the move), never HOLDOVER, |error| under 5 us (5
+ * sigma of the jitter, as in locks_at_50ppm) and LOCKED at the end.
+ */
+static const int phase_moves_ms[] = {
+	1, 5, 9, 11, 12, 15, 20, 25, 30, 35, 40, 50, 100, 500,
+};
+
+#define MOVE_AT		100
+#define MOVE_RUN	300
+#define MOVE_LOCK_RUN	10
+
+struct move_result {
+	int at;			/* edges after the move to recovery, -1: never */
+	double max_after;	/* |error| from then on, ns */
+	u64 holdovers;		/* entered from then on */
+	enum gpsphc_servo_state end;
+};
+
+/*
+ * Run the rig @n seconds from a disturbance: where 10 edges in a row are
+ * first LOCKED within 1 us (the first of them, counting the disturbed
+ * edge as 0), and how it went from there.
+ */
+static struct move_result rig_recovery(struct rig *r, unsigned int n)
+{
+	struct move_result m = { .at = -1 };
+	unsigned int i, run = 0;
+	u64 h0 = 0;
+
+	for (i = 0; i < n; i++) {
+		rig_second(r);
+		if (m.at >= 0) {
+			m.max_after = fmax(m.max_after, fabs(r->err));
+			continue;
+		}
+		if (r->out.state == GPSPHC_SERVO_LOCKED && fabs(r->err) < 1000.0)
+			run++;
+		else
+			run = 0;
+		if (run == MOVE_LOCK_RUN) {
+			m.at = (int)(i + 1 - MOVE_LOCK_RUN);
+			h0 = r->s.counters.holdovers;
+		}
+	}
+	m.holdovers = r->s.counters.holdovers - h0;
+	m.end = r->s.state;
+	return m;
+}
+
+/* The pulses move by @j ns at edge MOVE_AT, the oscillator @ppb off */
+static struct move_result phase_move(struct rig *r, double ppb, s64 j)
+{
+	rig_init(r, ppb, 1000);
+	r->label = true;
+	rig_run(r, MOVE_AT - 1);
+	/* The last tick before the move comes before the moved edge. */
+	r->tick_delay = j < 0 ? 400000000 : 0;
+	rig_second(r);
+	r->tick_delay = 0;
+	r->moved_ns = j;
+	return rig_recovery(r, MOVE_RUN);
+}
+
+/* The clock is @j ns off just after the first label, the oscillator @ppb */
+static struct move_result clock_off_at_label(struct rig *r, double ppb, s64 j)
+{
+	rig_init(r, ppb, 1000);
+	r->label = true;
+	rig_second(r);
+	phc_step(&r->phc, r->e.raw + LABEL_DELAY, j);
+	return rig_recovery(r, MOVE_RUN);
+}
+
+/*
+ * The bound, edges from the disturbance to the first of 10 LOCKED within
+ * 1 us: beyond the step threshold (20 ms), 16: SV_REPHASE_EDGES (4)
+ * edges off the old phase before the count takes the new one, a step,
+ * GPSPHC_SERVO_LOCK_EDGES (4) to LOCKED and the loop's settling (8; 14 in
+ * all is measured). Within it, 20 more than the slew at max_ppb (500 ppm:
+ * 2 edges a ms): the count's window grows by max_ppb a second after a
+ * pulse it did not count, so edges from 10 to 11 ms off alternate
+ * between counted (outliers to the loop) and not, and the loop relocks
+ * only after outlier_max (3) of them, 7 edges in (11 ms: 22 + 15 is
+ * measured).
+ */
+static int phase_move_bound(s64 j)
+{
+	u64 mag = (u64)llabs(j);
+
+	if (mag > 20000000)
+		return 16;
+	return 20 + (int)((mag + 499999) / 500000);
+}
+
+static void phase_sweep(struct __test_metadata *_metadata,
+			struct move_result (*run)(struct rig *, double, s64))
+{
+	static const double ppbs[] = { 1000, -1000 };
+	struct move_result m;
+	unsigned int i, k, fails = 0;
+	struct rig r;
+	char line[256];
+	int len;
+
+	for (i = 0; i < ARRAY_SIZE(phase_moves_ms); i++) {
+		len = snprintf(line, sizeof(line), "J %4d ms (bound %2d):",
+			       phase_moves_ms[i],
+			       phase_move_bound(phase_moves_ms[i] * 1000000LL));
+		for (k = 0; k < 4; k++) {
+			s64 j = phase_moves_ms[i] * 1000000LL * (k & 1 ? -1 : 1);
+			bool ok;
+
+			m = run(&r, ppbs[k / 2], j);
+			ok = m.at >= 0 && m.at <= phase_move_bound(j) &&
+			     !m.holdovers && m.max_after < 5000.0 &&
+			     m.end == GPSPHC_SERVO_LOCKED;
+			fails += !ok;
+			len += snprintf(line + len, sizeof(line) - len,
+					" %+6.0f ppb %c: %4d%s", ppbs[k / 2],
+					k & 1 ? '-' : '+', m.at, ok ? "" : " FAIL");
+		}
+		TH_LOG("%s", line);
+	}
+	EXPECT_EQ(fails, 0);
+}
+
+TEST(phase_move_sweep)
+{
+	phase_sweep(_metadata, phase_move);
+}
+
+TEST(clock_off_at_first_label_sweep)
+{
+	phase_sweep(_metadata, clock_off_at_label);
+}
+
+/*
+ * While the servo holds the old phase against steady pulses, its status
+ * says so: the pulses move by @j (15 ms: beyond the phase window, under
+ * the step threshold); the 1st edge at the new phase is off phase alone
+ * (no OFF_PHASE yet: one edge may be a glitch), the 2nd and 3rd make it
+ * OFF_PHASE with their offset, within 10 us of @j (the jitter and the
+ * rate's error over 3 s), whatever the state says (HOLDOVER from the
+ * tick 2.6 s after the last counted edge). The 4th is the new phase:
+ * counted, one rephase, no OFF_PHASE any more. Pulses that then stop
+ * after two edges off phase leave no OFF_PHASE 1.5 s after the last.
+ */
+static void off_phase_status(struct __test_metadata *_metadata, s64 j)
+{
+	struct rig r;
+	int i;
+
+	rig_start(&r, 100);
+	ASSERT_EQ(r.s.state, GPSPHC_SERVO_LOCKED);
+	r.moved_ns = j;
+	rig_second(&r);
+	EXPECT_FALSE(r.out.flags & GPSPHC_SERVO_OUT_USED);
+	EXPECT_EQ(r.tout.off_phase_n, 1);
+	EXPECT_FALSE(r.tout.flags & GPSPHC_SERVO_OUT_OFF_PHASE);
+	for (i = 2; i <= 3; i++) {
+		rig_second(&r);
+		EXPECT_FALSE(r.out.flags & GPSPHC_SERVO_OUT_USED);
+		EXPECT_EQ(r.lres, GPSPHC_SERVO_LABEL_UNCOUNTED);
+		EXPECT_EQ(r.tout.off_phase_n, i);
+		EXPECT_TRUE(r.tout.flags & GPSPHC_SERVO_OUT_OFF_PHASE);
+		EXPECT_LT(llabs(r.tout.off_phase_ns - j), 10000);
+	}
+	EXPECT_EQ(r.tout.state, GPSPHC_SERVO_HOLDOVER);
+	rig_second(&r);
+	EXPECT_TRUE(r.out.flags & GPSPHC_SERVO_OUT_USED);
+	EXPECT_EQ(r.out.tai_sec, r.e.tai_sec);
+	EXPECT_EQ(r.s.counters.rephases, 1);
+	EXPECT_EQ(r.tout.off_phase_n, 0);
+	EXPECT_FALSE(r.tout.flags & GPSPHC_SERVO_OUT_OFF_PHASE);
+	rig_run(&r, 60);
+	EXPECT_EQ(r.s.state, GPSPHC_SERVO_LOCKED);
+
+	r.moved_ns += j;
+	rig_run(&r, 2);
+	EXPECT_TRUE(r.tout.flags & GPSPHC_SERVO_OUT_OFF_PHASE);
+	edge_sim_drop(&r.sim, r.sim.k, r.sim.k + 10);
+	rig_second(&r);		/* the tick 1.6 s after the last edge */
+	EXPECT_EQ(r.tout.off_phase_n, 0);
+	EXPECT_FALSE(r.tout.flags & GPSPHC_SERVO_OUT_OFF_PHASE);
+}
+
+TEST(off_phase_status_late)
+{
+	off_phase_status(_metadata, 15000000);
+}
+
+TEST(off_phase_status_early)
+{
+	off_phase_status(_metadata, -15000000);
 }
 
 TEST_HARNESS_MAIN
