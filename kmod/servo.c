@@ -122,13 +122,15 @@ void gpsphc_servo_edge(struct gpsphc_servo *s, enum gpsphc_servo_input kind,
 		switched = !s->coarse;
 		s->coarse = true;
 	} else {
-		s->pps_seen = true;
-		s->last_pps_raw = raw_ns;
 		switched = s->coarse;
 		s->coarse = false;
 	}
 
 	rec.counted = gpsphc_sv_count(s, &rec, phc_ns, switched && s->have_edge);
+	if (kind == GPSPHC_SERVO_INPUT_PPS) {
+		s->pps_seen = true;
+		s->last_pps_raw = raw_ns;
+	}
 	/* Only seconds go into the history: a storm must not flush it. */
 	if (!rec.counted) {
 		s->counters.spurious++;
@@ -150,9 +152,15 @@ void gpsphc_servo_edge(struct gpsphc_servo *s, enum gpsphc_servo_input kind,
 	tai = s->tai_base + rec.num;
 	out->tai_sec = tai;
 	out->flags |= GPSPHC_SERVO_OUT_LABELLED;
-	/* Edges compete for the second: keep the count, not the phase. */
-	if (!rec.coarse && rec.raw < s->storm_until)
+	/*
+	 * Edges compete for the second: keep the count, not the phase, and
+	 * hold the rate as in holdover (not a slew, which would run on).
+	 */
+	if (!rec.coarse && rec.raw < s->storm_until) {
+		if (s->adj != s->freq)
+			sv_set_adj(s, s->freq, out);
 		goto out;
+	}
 	off = sv_sat_sub(phc_ns, sv_tai_ns(tai));
 	s->offset_ns = sv_clamp(off, SV_REPORT_LIMIT);
 

@@ -18,11 +18,12 @@
 /* Off-phase edges a second apart, in a row, that move the phase there */
 #define SV_REPHASE_EDGES	4
 /*
- * A spurious edge within this many windows of a counted one (before or
- * after it) means edges compete for its second; counted edges then keep
- * the count but do not steer the clock for this long (two seconds: one
- * clean second ends it). An edge off the phase alone in its second
- * competes with none: pulses that moved come one a second.
+ * A spurious edge within this many windows of a second, with another edge
+ * in the same second (under a second less as many windows apart), means
+ * edges compete for it; counted edges then keep the count but do not
+ * steer the clock for this long (two seconds: one clean second ends it).
+ * An edge off the phase alone in its second competes with none: pulses
+ * that moved come one a second.
  */
 #define SV_STORM_WINDOWS	3
 #define SV_STORM_HOLD_NS	2000000000ULL
@@ -124,10 +125,11 @@ static bool sv_rephase(struct gpsphc_servo *s, u64 raw, s64 late, u64 window)
 
 /*
  * Number a PPS edge, @dtrue (true ns) and @n (seconds, rounded) after the
- * last counted input. False if it is no new second (spurious); an edge
- * near a second that is not counted means several edges compete for it:
- * a storm, during which the counted edges keep the count but do not steer
- * the clock (see @storm_until). Edges that come a second apart at another
+ * last counted input (@last_pps_raw is still the PPS edge before it).
+ * False if it is no new second (spurious); an edge near a second that is
+ * not counted, with another in the same second, means several edges
+ * compete for it: a storm, during which the counted edges keep the count
+ * but do not steer the clock (see @storm_until). Edges that come a second apart at another
  * phase are no storm: the 4th is the new phase (@rec->rephase), and the
  * storm hold ends, or the clock could never follow them.
  */
@@ -153,7 +155,9 @@ static bool sv_count_pps(struct gpsphc_servo *s,
 	late = n ? sv_phase_error(s, phc_ns, dtrue) : (s64)dtrue;
 	err = sv_mag(late);
 	if (rec->raw <= s->last_raw || !n || err > window) {
-		if (sv_since(rec->raw, s->last_raw) <= SV_STORM_WINDOWS * window)
+		if (err <= SV_STORM_WINDOWS * window &&
+		    sv_since(rec->raw, s->last_pps_raw) + SV_STORM_WINDOWS * window <
+		    SV_NSEC)
 			s->storm_until = rec->raw + SV_STORM_HOLD_NS;
 		if (!sv_rephase(s, rec->raw, late, SV_PHASE_WINDOW_NS))
 			return false;
@@ -162,7 +166,7 @@ static bool sv_count_pps(struct gpsphc_servo *s,
 		s->storm_until = 0;
 		s->counters.rephases++;
 		rec->rephase = true;
-	} else if (sv_since(rec->raw, s->off_phase_raw) <=
+	} else if (sv_since(rec->raw, s->last_pps_raw) <=
 		   SV_STORM_WINDOWS * window) {
 		s->storm_until = rec->raw + SV_STORM_HOLD_NS;
 	}
