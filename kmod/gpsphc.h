@@ -28,6 +28,35 @@
  *   calls fail with ENODEV and never reach our ops again).
  * - the PPS source: pps_unregister_source() before the structure goes.
  *
+ * What a file descriptor keeps alive, and how each goes away once
+ * ==============================================================
+ * TIOCSETD, a close with the discipline attached, a hangup (vhangup(),
+ * TIOCVHANGUP, an unplugged USB adapter) and the removal of a serial port
+ * all end in the ldisc's close, so in gpsphc_dev_detach(), once per
+ * attach; the module cannot be removed while a tty holds the discipline
+ * (the ldisc's module reference).
+ *
+ * - /dev/ptpN: the PTP core owns the ptp_clock and frees it when its last
+ *   file is closed. gpsphc registers it in attach and unregisters it in
+ *   gpsphc_ptp_unregister(), the one place, which takes the pointer out
+ *   under phc_lock first. Open files then get ENODEV and never reach our
+ *   ops (their ptp_clock_info is inside this structure).
+ * - /dev/ppsN: likewise, pps_unregister_source() once, in
+ *   gpsphc_pps_unregister(); an open file holds the pps_device's own
+ *   struct device, not ours.
+ * - the tty: a file of the tty keeps the tty, not the device; the device
+ *   goes with the discipline, above.
+ * - sysfs files and netlink requests: as above (kernfs drains them in
+ *   device_del(); netlink looks up under gpsphc_devs_mutex).
+ *
+ * One hazard is the kernel's and no driver can avoid it:
+ * posix_clock_register() makes /dev/ptpN openable before it sets the
+ * clock's device, and an open in that window takes no reference that its
+ * close then drops, freeing the clock early (ptp_clock_unregister() then
+ * spins on freed memory). Debian's 6.1 and 6.12 kernels have it; the fix
+ * is tools/testing/vm/patches/posix-clock-register-race.patch, which the
+ * debug test kernel carries.
+ *
  * Attach initialises every field those can reach before device_add()
  * publishes the sysfs files, and holds back the "add" uevent until the
  * PTP clock and PPS source exist. Detach, in this order: leave the tty
@@ -257,7 +286,9 @@ struct gpsphc_event_sink {
  * @tty_name:	name of the tty, e.g. "ttyS0"
  * @detached:	lookups skip the device: set under gpsphc_devs_mutex
  *		while attach is not done yet, and from the start of detach
- * @pps:	the standard PPS source fed with the same edges
+ * @pps:	the standard PPS source fed with the same edges; set by
+ *		gpsphc_pps_register() before the DCD lookup can find the
+ *		device, cleared by gpsphc_pps_unregister() after it cannot
  * @pps_id:	N of its /dev/ppsN, kept for readers racing with detach
  * @edge:	which edge is on time (assert); written and read once
  *		(WRITE_ONCE/READ_ONCE), each edge reads it once
@@ -271,7 +302,8 @@ struct gpsphc_event_sink {
  * @rx_real_offset_ns: CLOCK_REALTIME minus CLOCK_MONOTONIC_RAW of the
  *		chunk being framed
  * @ptp_info:	the PTP clock's operations and capabilities
- * @ptp:	the PTP clock (/dev/ptpN)
+ * @ptp:	the PTP clock (/dev/ptpN); set and cleared under @phc_lock,
+ *		by gpsphc_ptp_register() and gpsphc_ptp_unregister() only
  * @ptp_id:	N of /dev/ptpN, kept for readers racing with detach
  * @phc_lock:	protects every field from @phc_base_raw to
  *		@labels_while_off: the clock's time base, scale, leap
@@ -457,7 +489,7 @@ static inline void gpsphc_phc_leap_done_locked(struct gpsphc_dev *gdev,
 static inline void gpsphc_phc_extts_locked(struct gpsphc_dev *gdev, u64 raw)
 {
 	lockdep_assert_held(&gdev->phc_lock);
-	if (gdev->extts_on)
+	if (gdev->extts_on && gdev->ptp)
 		gpsphc_phc_extts_event_locked(gdev, raw);
 }
 

@@ -42,11 +42,19 @@ int gpsphc_pps_register(struct gpsphc_dev *gdev)
 /**
  * gpsphc_pps_unregister() - unregister the PPS source of a device
  * @gdev: the device; no DCD edge can reach it any more
+ *
+ * The one place the source is unregistered, once: a second call finds
+ * nothing to do. Its only other user is the DCD path, which the tty layer
+ * keeps out of detach (see gpsphc.h), so the pointer needs no lock. Open
+ * files of /dev/ppsN keep the pps_device, not the gpsphc device, alive.
  */
 void gpsphc_pps_unregister(struct gpsphc_dev *gdev)
 {
-	pps_unregister_source(gdev->pps);
+	struct pps_device *pps = gdev->pps;
+
 	gdev->pps = NULL;
+	if (pps)
+		pps_unregister_source(pps);
 }
 
 /**

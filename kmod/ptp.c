@@ -174,7 +174,9 @@ int gpsphc_ptp_register(struct gpsphc_dev *gdev)
 	ptp = ptp_clock_register(&gdev->ptp_info, &gdev->dev);
 	if (IS_ERR(ptp))
 		return PTR_ERR(ptp);
+	spin_lock_irq(&gdev->phc_lock);
 	gdev->ptp = ptp;
+	spin_unlock_irq(&gdev->phc_lock);
 	gdev->ptp_id = ptp_clock_index(ptp);
 	ptp_schedule_worker(ptp, 0);
 	return 0;
@@ -184,10 +186,20 @@ int gpsphc_ptp_register(struct gpsphc_dev *gdev)
  * gpsphc_ptp_unregister() - unregister the PTP clock of a device
  * @gdev: the device; no DCD edge can reach it any more
  *
- * Open files of /dev/ptpN get errors from now on.
+ * The one place the clock is unregistered. Its pointer is taken out under
+ * phc_lock, where EXTTS reads it, and unregistered outside, so that a
+ * second call (an unwind after a detach, say) finds nothing to do. Open
+ * files of /dev/ptpN get ENODEV from now on; the PTP core frees the
+ * clock when the last of them is closed.
  */
 void gpsphc_ptp_unregister(struct gpsphc_dev *gdev)
 {
-	ptp_clock_unregister(gdev->ptp);
+	struct ptp_clock *ptp;
+
+	spin_lock_irq(&gdev->phc_lock);
+	ptp = gdev->ptp;
 	gdev->ptp = NULL;
+	spin_unlock_irq(&gdev->phc_lock);
+	if (ptp)
+		ptp_clock_unregister(ptp);
 }

@@ -3,7 +3,9 @@
 #
 # debug_kernel.sh: build the debug test kernel (KASAN, lockdep, kmemleak,
 # UBSAN, debug objects, ...) once from Debian's linux-source-6.12 with the
-# config fragment tools/testing/vm/debug.config, and install it into the
+# config fragment tools/testing/vm/debug.config and the kernel fixes in
+# tools/testing/vm/patches/ (bugs of the kernel's own that the tests
+# reach, each with its write-up), and install it into the
 # cache in the Debian kernels' layout:
 #   $GPSPHC_CACHE/kernel-KVER/boot/vmlinuz-KVER
 #   $GPSPHC_CACHE/kernel-KVER/usr/src/linux-headers-KVER  -> the build tree
@@ -28,7 +30,7 @@ BLD=$CACHE/debug-build
 STAMP=$CACHE/debug-kernel.stamp
 KMK=$CACHE/kernels.mk
 # Bump when the way the kernel is built changes (not the fragment).
-RECIPE=1
+RECIPE=2
 
 die() { echo "debug_kernel.sh: $*" >&2; exit 1; }
 say() { echo "debug_kernel.sh: $*" >&2; }
@@ -46,7 +48,9 @@ flock 9 || die "cannot lock $CACHE/debug-kernel.lock"
 srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null) ||
 	srcver=$(stat -c '%s-%Y' "$tarball")
 fraghash=$(sha256sum <"$FRAG" | cut -c1-64)
-want="recipe=$RECIPE source=$srcver fragment=$fraghash"
+PATCHES=$(ls "$TOP"/tools/testing/vm/patches/*.patch 2>/dev/null || true)
+patchhash=$(cat $PATCHES </dev/null | sha256sum | cut -c1-64)
+want="recipe=$RECIPE source=$srcver fragment=$fraghash patches=$patchhash"
 
 # register KVER: name the kernel in kernels.mk, keeping the other lines and
 # the file's time (deps.sh re-resolves the Debian kernels by that time).
@@ -81,6 +85,17 @@ if [ ! -f "$SRC/.gpsphc-extracted" ] || [ "$(cat "$SRC/.gpsphc-extracted")" != "
 		die "extracting $tarball into $SRC failed"
 	echo "$srcver" >"$SRC/.gpsphc-extracted"
 fi
+
+# The kernel fixes, each applied once (a tree from an earlier recipe may
+# hold some of them already).
+for p in $PATCHES; do
+	if patch -d "$SRC" -p1 -R --dry-run -s -f <"$p" >/dev/null 2>&1; then
+		continue
+	fi
+	patch -d "$SRC" -p1 -s -f <"$p" >/dev/null ||
+		die "patch $p does not apply to $SRC ($srcver): refresh it"
+	say "applied $(basename "$p")"
+done
 
 mkdir -p "$BLD"
 log=$BLD/gpsphc-build.log
