@@ -62,7 +62,8 @@ timed() {
 # gpsphcd, which the two lanes below then only read, and share the
 # selftests' build directory. Tests that measure no time, or none finer
 # than a millisecond, run in the untimed lane, in a guest of their own
-# per Debian kernel: the attach/detach cycles, the concurrency stress, the
+# per Debian kernel: the attach/detach cycles, the concurrency stress,
+# attach and detach against PTP and PPS readers (ptp_race_test), the
 # hostile input (the clock within 1 ms of the truth after a storm) and
 # gpsphcd's recovery (labels again, the servo locked again within 30 s).
 # That guest has a core of its own as the timed one has (a TCG guest is
@@ -76,8 +77,8 @@ timed() {
 # they would. The YNL client (a Python program, 70 s of TCG per guest)
 # needs one kernel that has the family, and the debug kernel is the one
 # that sees its locking too.
-UNTIMED_TESTS="module_test ldisc_test stress_test hostile_test gpsphcd_robust_test.sh"
-DEBUG_TESTS="module_test framing_test netlink_test stress_test ynl_cli_test.sh"
+UNTIMED_TESTS="module_test ldisc_test stress_test ptp_race_test hostile_test gpsphcd_robust_test.sh"
+DEBUG_TESTS="module_test framing_test netlink_test stress_test ptp_race_test ynl_cli_test.sh"
 UNTIMED_BUILD=$TOP/tools/testing/vm/build/untimed
 timed_built=
 # build KVER VMBUILD TESTS SKIP: one guest's initramfs; its name on success.
