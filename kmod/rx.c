@@ -9,12 +9,19 @@
 
 #include "gpsphc.h"
 
-/* A character on an 8N1 line is 10 bits. */
+/*
+ * A character on an 8N1 line is 10 bits: 86806 ns at 115200 baud. Ten
+ * seconds of nanoseconds need 64 bits, also where a long has 32; below
+ * 3 baud the time is past a u32 and saturates.
+ */
 static u32 gpsphc_byte_ns(struct tty_struct *tty)
 {
 	speed_t baud = tty_get_baud_rate(tty);
 
-	return baud ? DIV_ROUND_CLOSEST(10 * NSEC_PER_SEC, baud) : 0;
+	if (!baud)
+		return 0;
+	return min_t(u64, DIV_ROUND_CLOSEST_ULL(10 * (u64)NSEC_PER_SEC, baud),
+		     U32_MAX);
 }
 
 static void gpsphc_rx_emit(void *ctx, const struct gpsphc_sentence *s)
