@@ -371,7 +371,7 @@ static int gpsphc_nl_parse_label(struct nlattr *nest, struct nlattr **tb,
 				    "a leap second needs GPSPHC_A_TIME_LEAP_UTC, the midnight ending its day");
 		return -EINVAL;
 	}
-	if (label->leap_utc % 86400) {
+	if (div_u64(label->leap_utc, 86400) * 86400 != label->leap_utc) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[GPSPHC_A_TIME_LEAP_UTC],
 				    "GPSPHC_A_TIME_LEAP_UTC must be a UTC midnight (a multiple of 86400)");
 		return -EINVAL;
