@@ -2,7 +2,7 @@
 /*
  * gpsphc NMEA sentence framer: finds sentences in the received byte stream,
  * checks their checksums and timestamps their start bytes. Pure C, no
- * kernel calls: see framer.h for the contract.
+ * kernel calls but u64_stats: see framer.h for the contract.
  */
 
 #include "framer.h"
@@ -90,6 +90,19 @@ static u32 crc24q_byte(u32 crc, u8 c)
 	return crc;
 }
 
+/*
+ * One more in a counter: a change readers may see at any time (framer.h),
+ * so an update of @syncp. Interrupts stay off for it only on a 32-bit
+ * CPU, where a reader on the same one would otherwise spin.
+ */
+static void count(struct gpsphc_framer *f, u64_stats_t *c)
+{
+	unsigned long flags = u64_stats_update_begin_irqsave(&f->syncp);
+
+	u64_stats_inc(c);
+	u64_stats_update_end_irqrestore(&f->syncp, flags);
+}
+
 static void ubx_ck_byte(struct gpsphc_framer *f, u8 c)
 {
 	f->ck_a += c;
@@ -129,16 +142,16 @@ static void sentence_end(struct gpsphc_framer *f)
 	};
 
 	f->state = GPSPHC_FRAMER_IDLE;
-	f->counters.sentences++;
+	count(f, &f->counters.sentences);
 	switch (s.csum) {
 	case GPSPHC_CSUM_OK:
-		f->counters.csum_ok++;
+		count(f, &f->counters.csum_ok);
 		break;
 	case GPSPHC_CSUM_MISSING:
-		f->counters.csum_missing++;
+		count(f, &f->counters.csum_missing);
 		break;
 	default:
-		f->counters.csum_bad++;
+		count(f, &f->counters.csum_bad);
 		break;
 	}
 	if (f->emit)
@@ -173,7 +186,7 @@ static void ubx_header_end(struct gpsphc_framer *f)
 	 * empty here: a header needs six bytes, one more than a replay
 	 * holds, so its last byte always comes from the live input.
 	 */
-	f->counters.noise_bytes++;
+	count(f, &f->counters.noise_bytes);
 	f->state = GPSPHC_FRAMER_IDLE;
 	for (i = 1; i < GPSPHC_FRAMER_UBX_HDR_LEN; i++) {
 		f->replay[i - 1] = f->hdr[i];
@@ -207,19 +220,19 @@ static void bin_body_byte(struct gpsphc_framer *f, u8 c)
 	if (left > 1)
 		return;
 	if (f->bin_good)
-		f->counters.binary_frames++;
+		count(f, &f->counters.binary_frames);
 	else
-		f->counters.binary_bad++;
+		count(f, &f->counters.binary_bad);
 	f->state = GPSPHC_FRAMER_IDLE;
 }
 
 /* A flagged byte: drop it and abort whatever it falls in. */
 static void flagged_byte(struct gpsphc_framer *f)
 {
-	f->counters.flag_bytes++;
+	count(f, &f->counters.flag_bytes);
 	switch (f->state) {
 	case GPSPHC_FRAMER_SENTENCE:
-		f->counters.flag_aborts++;
+		count(f, &f->counters.flag_aborts);
 		f->state = GPSPHC_FRAMER_SKIP;
 		break;
 	case GPSPHC_FRAMER_SKIP:
@@ -228,7 +241,7 @@ static void flagged_byte(struct gpsphc_framer *f)
 		/* A sync byte alone (UBX's, RTCM's before a length): noise. */
 		if (f->state == GPSPHC_FRAMER_UBX_SYNC ||
 		    (f->state == GPSPHC_FRAMER_RTCM_HDR && f->len == 0))
-			f->counters.noise_bytes++;
+			count(f, &f->counters.noise_bytes);
 		f->state = GPSPHC_FRAMER_IDLE;
 		break;
 	}
@@ -251,21 +264,21 @@ again:
 			f->len = 0;
 			f->state = GPSPHC_FRAMER_RTCM_HDR;
 		} else if (!is_eol(c)) {
-			f->counters.noise_bytes++;
+			count(f, &f->counters.noise_bytes);
 		}
 		break;
 	case GPSPHC_FRAMER_SENTENCE:
 		if (is_eol(c)) {
 			sentence_end(f);
 		} else if (is_start(c)) {
-			f->counters.truncated++;
+			count(f, &f->counters.truncated);
 			sentence_start(f, c, ns);
 		} else if (!is_printable(c)) {
-			f->counters.invalid++;
+			count(f, &f->counters.invalid);
 			f->state = GPSPHC_FRAMER_SKIP;
 			goto again;	/* to SKIP: noise or a binary frame */
 		} else if (f->len >= GPSPHC_FRAMER_MAX_LEN) {
-			f->counters.overlong++;
+			count(f, &f->counters.overlong);
 			f->state = GPSPHC_FRAMER_SKIP;
 		} else {
 			f->buf[f->len++] = c;
@@ -280,12 +293,12 @@ again:
 			f->state = GPSPHC_FRAMER_IDLE;
 			goto again;
 		} else if (!is_printable(c)) {
-			f->counters.noise_bytes++;
+			count(f, &f->counters.noise_bytes);
 		}
 		break;
 	case GPSPHC_FRAMER_UBX_SYNC:
 		if (c != UBX_SYNC2) {
-			f->counters.noise_bytes++;
+			count(f, &f->counters.noise_bytes);
 			f->state = GPSPHC_FRAMER_IDLE;
 			goto again;
 		}
@@ -303,7 +316,7 @@ again:
 	case GPSPHC_FRAMER_RTCM_HDR:
 		if (f->len == 0 && (c & 0xfc)) {
 			/* Reserved bits set: 0xd3 was noise. */
-			f->counters.noise_bytes++;
+			count(f, &f->counters.noise_bytes);
 			f->state = GPSPHC_FRAMER_IDLE;
 			goto again;
 		}
@@ -368,7 +381,7 @@ void gpsphc_framer_feed(struct gpsphc_framer *f, const u8 *buf,
 void gpsphc_framer_reset(struct gpsphc_framer *f)
 {
 	if (f->state == GPSPHC_FRAMER_SENTENCE)
-		f->counters.truncated++;
+		count(f, &f->counters.truncated);
 	f->state = GPSPHC_FRAMER_IDLE;
 	f->len = 0;
 }
@@ -387,4 +400,5 @@ void gpsphc_framer_init(struct gpsphc_framer *f, u32 byte_ns,
 		.byte_ns = byte_ns,
 		.state = GPSPHC_FRAMER_IDLE,
 	};
+	u64_stats_init(&f->syncp);
 }

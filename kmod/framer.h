@@ -2,12 +2,14 @@
 /*
  * gpsphc NMEA sentence framer.
  *
- * Pure C with no kernel calls: the same file builds into the gpsphc line
- * discipline and into the host tests and the libFuzzer target
- * (tools/testing/host/). It does no locking and no allocation: the caller
- * embeds a struct gpsphc_framer per tty and serialises every call on it
- * (the tty layer already serialises receive_buf per tty), including reads
- * of the counters.
+ * Pure C with no kernel calls but u64_stats (below, the host's): the same
+ * file builds into the gpsphc line discipline and into the host tests and
+ * the libFuzzer target (tools/testing/host/). It does no locking and no
+ * allocation: the caller embeds a struct gpsphc_framer per tty and
+ * serialises every call on it (the tty layer already serialises
+ * receive_buf per tty). Only the counters may be read meanwhile, with
+ * u64_stats_read() between u64_stats_fetch_begin() and
+ * u64_stats_fetch_retry() on the framer's @syncp.
  *
  * Byte classes, as the framer sees a received stream:
  *
@@ -40,6 +42,40 @@
 
 #include "pure_types.h"
 #include "uapi/linux/gpsphc.h"
+
+#ifdef __KERNEL__
+#include <linux/u64_stats_sync.h>
+#else
+/* The host's u64_stats, for one thread: a counter is a plain u64. */
+typedef u64 u64_stats_t;
+struct u64_stats_sync {
+};
+
+static inline void u64_stats_init(struct u64_stats_sync *syncp)
+{
+	(void)syncp;
+}
+
+static inline unsigned long
+u64_stats_update_begin_irqsave(struct u64_stats_sync *syncp)
+{
+	(void)syncp;
+	return 0;
+}
+
+static inline void
+u64_stats_update_end_irqrestore(struct u64_stats_sync *syncp,
+				unsigned long flags)
+{
+	(void)syncp;
+	(void)flags;
+}
+
+static inline void u64_stats_inc(u64_stats_t *p)
+{
+	(*p)++;
+}
+#endif
 
 /*
  * Longest sentence accepted, in bytes from '$'/'!' to the end of '*hh',
@@ -83,6 +119,10 @@ struct gpsphc_sentence {
 
 /**
  * struct gpsphc_framer_counters - what the framer saw, since init
+ *
+ * u64_stats_t, written under struct gpsphc_framer's @syncp: a reader
+ * elsewhere gets whole values on a 32-bit CPU too.
+ *
  * @sentences: sentences emitted (terminated by CR or LF, whatever their
  *	checksum). Always @csum_ok + @csum_missing + @csum_bad.
  * @csum_ok: emitted with %GPSPHC_CSUM_OK.
@@ -109,18 +149,18 @@ struct gpsphc_sentence {
  *	Frames aborted by a flagged byte count in neither.
  */
 struct gpsphc_framer_counters {
-	u64 sentences;
-	u64 csum_ok;
-	u64 csum_missing;
-	u64 csum_bad;
-	u64 overlong;
-	u64 truncated;
-	u64 invalid;
-	u64 flag_aborts;
-	u64 flag_bytes;
-	u64 noise_bytes;
-	u64 binary_frames;
-	u64 binary_bad;
+	u64_stats_t sentences;
+	u64_stats_t csum_ok;
+	u64_stats_t csum_missing;
+	u64_stats_t csum_bad;
+	u64_stats_t overlong;
+	u64_stats_t truncated;
+	u64_stats_t invalid;
+	u64_stats_t flag_aborts;
+	u64_stats_t flag_bytes;
+	u64_stats_t noise_bytes;
+	u64_stats_t binary_frames;
+	u64_stats_t binary_bad;
 };
 
 /**
@@ -160,6 +200,7 @@ typedef void (*gpsphc_framer_emit_t)(void *ctx,
 /**
  * struct gpsphc_framer - per-tty framer state, embedded by its user
  * @counters: statistics; see struct gpsphc_framer_counters.
+ * @syncp: each change of @counters is inside an update on it.
  * @emit: sentence callback, or NULL to only count.
  * @ctx: argument for @emit.
  * @byte_ns: time one character takes on the line, in ns; 0 disables
@@ -186,6 +227,7 @@ typedef void (*gpsphc_framer_emit_t)(void *ctx,
  */
 struct gpsphc_framer {
 	struct gpsphc_framer_counters counters;
+	struct u64_stats_sync syncp;
 	gpsphc_framer_emit_t emit;
 	void *ctx;
 	u32 byte_ns;

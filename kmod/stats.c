@@ -12,28 +12,33 @@
  * @gdev: the device
  * @stats: filled, indexed by enum gpsphc_stats_attrs
  *
- * The framer counters are written by the receive path without a lock;
- * each is read once, whole (64-bit loads), so a reader sees every counter
- * at some recent value.
+ * The receive path writes the framer counters without a lock, each change
+ * an update of the framer's u64_stats_sync: every counter is read whole,
+ * also on a 32-bit CPU.
  */
 void gpsphc_dev_stats(struct gpsphc_dev *gdev, u64 *stats)
 {
-	const struct gpsphc_framer_counters *fc = &gdev->framer.counters;
+	const struct gpsphc_framer *f = &gdev->framer;
+	const struct gpsphc_framer_counters *fc = &f->counters;
 	unsigned long flags;
+	unsigned int start;
 
 	stats[GPSPHC_A_STATS_UNSPEC] = 0;
-	stats[GPSPHC_A_STATS_SENTENCES] = READ_ONCE(fc->sentences);
-	stats[GPSPHC_A_STATS_CSUM_OK] = READ_ONCE(fc->csum_ok);
-	stats[GPSPHC_A_STATS_CSUM_MISSING] = READ_ONCE(fc->csum_missing);
-	stats[GPSPHC_A_STATS_CSUM_BAD] = READ_ONCE(fc->csum_bad);
-	stats[GPSPHC_A_STATS_OVERLONG] = READ_ONCE(fc->overlong);
-	stats[GPSPHC_A_STATS_TRUNCATED] = READ_ONCE(fc->truncated);
-	stats[GPSPHC_A_STATS_INVALID] = READ_ONCE(fc->invalid);
-	stats[GPSPHC_A_STATS_FLAG_ABORTS] = READ_ONCE(fc->flag_aborts);
-	stats[GPSPHC_A_STATS_FLAG_BYTES] = READ_ONCE(fc->flag_bytes);
-	stats[GPSPHC_A_STATS_NOISE_BYTES] = READ_ONCE(fc->noise_bytes);
-	stats[GPSPHC_A_STATS_BINARY_FRAMES] = READ_ONCE(fc->binary_frames);
-	stats[GPSPHC_A_STATS_BINARY_BAD] = READ_ONCE(fc->binary_bad);
+	do {
+		start = u64_stats_fetch_begin(&f->syncp);
+		stats[GPSPHC_A_STATS_SENTENCES] = u64_stats_read(&fc->sentences);
+		stats[GPSPHC_A_STATS_CSUM_OK] = u64_stats_read(&fc->csum_ok);
+		stats[GPSPHC_A_STATS_CSUM_MISSING] = u64_stats_read(&fc->csum_missing);
+		stats[GPSPHC_A_STATS_CSUM_BAD] = u64_stats_read(&fc->csum_bad);
+		stats[GPSPHC_A_STATS_OVERLONG] = u64_stats_read(&fc->overlong);
+		stats[GPSPHC_A_STATS_TRUNCATED] = u64_stats_read(&fc->truncated);
+		stats[GPSPHC_A_STATS_INVALID] = u64_stats_read(&fc->invalid);
+		stats[GPSPHC_A_STATS_FLAG_ABORTS] = u64_stats_read(&fc->flag_aborts);
+		stats[GPSPHC_A_STATS_FLAG_BYTES] = u64_stats_read(&fc->flag_bytes);
+		stats[GPSPHC_A_STATS_NOISE_BYTES] = u64_stats_read(&fc->noise_bytes);
+		stats[GPSPHC_A_STATS_BINARY_FRAMES] = u64_stats_read(&fc->binary_frames);
+		stats[GPSPHC_A_STATS_BINARY_BAD] = u64_stats_read(&fc->binary_bad);
+	} while (u64_stats_fetch_retry(&f->syncp, start));
 
 	stats[GPSPHC_A_STATS_PPS_EDGES] = atomic64_read(&gdev->pps_edges);
 	stats[GPSPHC_A_STATS_EVENTS_DROPPED] = gpsphc_events_dropped(gdev);
