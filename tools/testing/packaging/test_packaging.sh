@@ -25,7 +25,16 @@
 # "installing its headers" links the headers 'make deps' unpacked into
 # the cache where linux-headers-KVER puts them, then runs what that
 # package's postinst runs: run-parts /etc/kernel/header_postinst.d.
+# Whatever headers of the two kernels this machine has installed, the
+# chroot starts without them: they are removed from its overlay.
 # Needs root and 'make deps'. GPSPHC_VERBOSE=1 shows every command's output.
+#
+# GPSPHC_PACKAGING_HOST_LAYER=DIR lays DIR over / under the overlay, as if
+# this machine held DIR's files: how this test is tested on a machine
+# that has what it must cope with (e.g. DIR/usr/src/linux-headers-KVER
+# and its build link, laid out as / is: usr/lib/modules where /lib is a
+# link). DIR must be on a filesystem of its own, e.g. a tmpfs: overlayfs
+# refuses a layer inside another.
 set -u
 start=$(date +%s)
 
@@ -199,11 +208,13 @@ fi
 # --- DKMS, in a chroot under a throwaway overlay -------------------------
 ROOT=$T/root
 mkdir -p "$ROOT" "$T/ovl"
+LOWER=/
+[ -z "${GPSPHC_PACKAGING_HOST_LAYER:-}" ] || LOWER=$(cd "$GPSPHC_PACKAGING_HOST_LAYER" && pwd):/
 unshare --mount --propagation private sh -e -c '
-	T=$1 ROOT=$2 CACHE=$3
+	T=$1 ROOT=$2 CACHE=$3 LOWER=$4
 	mount -t tmpfs gpsphc-test "$T/ovl"
 	mkdir "$T/ovl/upper" "$T/ovl/work"
-	mount -t overlay gpsphc-test -o "lowerdir=/,upperdir=$T/ovl/upper,workdir=$T/ovl/work" "$ROOT"
+	mount -t overlay gpsphc-test -o "lowerdir=$LOWER,upperdir=$T/ovl/upper,workdir=$T/ovl/work" "$ROOT"
 	mount -t proc proc "$ROOT/proc"
 	mount --rbind /dev "$ROOT/dev"
 	# The cache read-only, the test files writable, whatever fs they are on.
@@ -211,7 +222,7 @@ unshare --mount --propagation private sh -e -c '
 	mount --bind "$CACHE" "$ROOT$CACHE"
 	mount -o remount,bind,ro "$ROOT$CACHE"
 	mount --bind "$T/share" "$ROOT$T/share"
-	exec sleep 3600' sh "$T" "$ROOT" "$CACHE" &
+	exec sleep 3600' sh "$T" "$ROOT" "$CACHE" "$LOWER" &
 holder=$!
 i=0
 until nsenter -t "$holder" -m mountpoint -q "$ROOT$T/share" 2>/dev/null; do
@@ -225,10 +236,15 @@ done
 export CACHE
 in_root() { nsenter -t "$holder" -m chroot "$ROOT" env DEBIAN_FRONTEND=noninteractive "$@"; }
 
-# Kernels as their image packages leave them; headers as linux-headers
-# installs them, hook included.
-in_root sh -e -c '
+# Kernels as their image packages leave them, with no headers: those this
+# machine has (the headers' trees and links in /usr/src, the build link)
+# go from the overlay first. Then headers as linux-headers installs them,
+# hook included.
+check "$KA and $KB as their images leave them, without headers (in the chroot)" \
+	in_root sh -e -c '
 	for k in "$@"; do
+		for d in "$CACHE/kernel-$k/usr/src"/*; do rm -rf "/usr/src/${d##*/}"; done
+		rm -rf "/lib/modules/$k/build"
 		mkdir -p "/lib/modules/$k"
 		ln -s "/usr/src/linux-headers-$k" "/lib/modules/$k/build"
 		cp "$CACHE/kernel-$k/lib/modules/$k"/modules.builtin* \
@@ -236,7 +252,7 @@ in_root sh -e -c '
 		cp "$CACHE/kernel-$k/boot/config-$k" "$CACHE/kernel-$k/boot/System.map-$k" /boot/
 	done
 	rm -f /var/lib/man-db/auto-update	# no man-db trigger: faster' \
-	sh "$KA" "$KB" 2>&1 | sed 's/^/# /'
+	sh "$KA" "$KB"
 install_headers() {
 	in_root sh -e -c '
 		for d in "$CACHE/kernel-$1/usr/src"/*; do ln -s "$d" /usr/src/; done
