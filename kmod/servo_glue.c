@@ -37,7 +37,10 @@ void gpsphc_servo_glue_init(struct gpsphc_dev *gdev)
 static void gpsphc_glue_apply_locked(struct gpsphc_dev *gdev, u64 raw,
 				     const struct gpsphc_servo_out *out)
 {
+	u32 was;
+
 	lockdep_assert_held(&gdev->phc_lock);
+	was = gdev->servo_out.flags;
 	if (out->flags & (GPSPHC_SERVO_OUT_STEP | GPSPHC_SERVO_OUT_ADJ))
 		raw = gpsphc_phc_change_from_locked(gdev, raw);
 	if (out->flags & GPSPHC_SERVO_OUT_STEP)
@@ -45,7 +48,9 @@ static void gpsphc_glue_apply_locked(struct gpsphc_dev *gdev, u64 raw,
 	if (out->flags & GPSPHC_SERVO_OUT_ADJ)
 		gpsphc_phc_set_adj_locked(gdev, raw, out->adj);
 	gdev->servo_out = *out;
-	if (out->flags & GPSPHC_SERVO_OUT_STATE)
+	/* Off-phase pulses rising or gone are news like a state change. */
+	if ((out->flags & GPSPHC_SERVO_OUT_STATE) ||
+	    ((was ^ out->flags) & GPSPHC_SERVO_OUT_OFF_PHASE))
 		gpsphc_events_post_state(gdev);
 }
 
@@ -162,7 +167,8 @@ void gpsphc_servo_glue_tick(struct gpsphc_dev *gdev)
 static void gpsphc_glue_show_state_locked(struct gpsphc_dev *gdev,
 					  enum gpsphc_servo_state state)
 {
-	bool changed = gdev->servo_out.state != state;
+	bool changed = gdev->servo_out.state != state ||
+		       (gdev->servo_out.flags & GPSPHC_SERVO_OUT_OFF_PHASE);
 
 	lockdep_assert_held(&gdev->phc_lock);
 	gdev->servo_out.state = state;
@@ -353,6 +359,7 @@ void gpsphc_servo_glue_status(struct gpsphc_dev *gdev, u64 *st)
 {
 	const struct gpsphc_servo_counters *c = &gdev->servo.counters;
 	unsigned long flags;
+	bool off;
 
 	spin_lock_irqsave(&gdev->phc_lock, flags);
 	st[GPSPHC_A_SERVO_UNSPEC] = 0;
@@ -378,6 +385,13 @@ void gpsphc_servo_glue_status(struct gpsphc_dev *gdev, u64 *st)
 	st[GPSPHC_A_SERVO_SPURIOUS] = c->spurious;
 	st[GPSPHC_A_SERVO_RELOCKS] = c->relocks;
 	st[GPSPHC_A_SERVO_HOLDOVERS] = c->holdovers;
+	/* Shown from the second edge on: one alone is spurious, no phase. */
+	off = gdev->servo_out.flags & GPSPHC_SERVO_OUT_OFF_PHASE;
+	st[GPSPHC_A_SERVO_OFF_PHASE_COUNT] =
+		off ? gdev->servo_out.off_phase_n : 0;
+	st[GPSPHC_A_SERVO_OFF_PHASE_NS] =
+		off ? gdev->servo_out.off_phase_ns : 0;
+	st[GPSPHC_A_SERVO_REPHASES] = c->rephases;
 	spin_unlock_irqrestore(&gdev->phc_lock, flags);
 }
 

@@ -268,6 +268,10 @@ struct gpsphc_servo_field gpsphc_servo_fields[GPSPHC_A_SERVO_MAX + 1] = {
 	GPSPHC_SF(GPSPHC_A_SERVO_SPURIOUS, pps_spurious, NLA_U64, NULL),
 	GPSPHC_SF(GPSPHC_A_SERVO_RELOCKS, relocks, NLA_U64, NULL),
 	GPSPHC_SF(GPSPHC_A_SERVO_HOLDOVERS, holdovers, NLA_U64, NULL),
+	GPSPHC_SF(GPSPHC_A_SERVO_OFF_PHASE_COUNT, off_phase_count, NLA_U32,
+		  NULL),
+	GPSPHC_SF(GPSPHC_A_SERVO_OFF_PHASE_NS, off_phase_ns, NLA_S64, NULL),
+	GPSPHC_SF(GPSPHC_A_SERVO_REPHASES, rephases, NLA_U64, NULL),
 };
 
 static struct attribute *gpsphc_dev_attrs[] = {
@@ -291,6 +295,8 @@ static struct attribute *gpsphc_dev_attrs[] = {
 	&gpsphc_servo_fields[GPSPHC_A_SERVO_LEAP_UTC].attr.attr,
 	&gpsphc_servo_fields[GPSPHC_A_SERVO_HOLDOVER_S].attr.attr,
 	&gpsphc_servo_fields[GPSPHC_A_SERVO_COARSE].attr.attr,
+	&gpsphc_servo_fields[GPSPHC_A_SERVO_OFF_PHASE_COUNT].attr.attr,
+	&gpsphc_servo_fields[GPSPHC_A_SERVO_OFF_PHASE_NS].attr.attr,
 	NULL,
 };
 
@@ -345,6 +351,7 @@ static struct attribute *gpsphc_stat_attrs[] = {
 	&gpsphc_servo_fields[GPSPHC_A_SERVO_SPURIOUS].attr.attr,
 	&gpsphc_servo_fields[GPSPHC_A_SERVO_RELOCKS].attr.attr,
 	&gpsphc_servo_fields[GPSPHC_A_SERVO_HOLDOVERS].attr.attr,
+	&gpsphc_servo_fields[GPSPHC_A_SERVO_REPHASES].attr.attr,
 	&gpsphc_stat_sentences.attr.attr,
 	&gpsphc_stat_csum_ok.attr.attr,
 	&gpsphc_stat_csum_missing.attr.attr,
