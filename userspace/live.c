@@ -40,6 +40,7 @@
 #include "ptp4l_gm.h"
 #include "replay.h"
 #include "state.h"
+#include "status.h"
 #include "timeconv.h"
 
 static volatile sig_atomic_t live_stop;
@@ -98,6 +99,7 @@ struct live {
 	uint32_t got_state;		/* its servo state, 0 if none */
 	bool got;
 	uint32_t servo_state;	/* enum gpsphc_servo_state last said */
+	struct status_off_phase off_phase;	/* pulses off its phase, said */
 	bool stored;		/* the tty is in systemd's fd store */
 	unsigned long labels_good;	/* taken by the kernel, or kept (hold) */
 	bool have_last;		/* a label was taken or kept: a time to save */
@@ -334,6 +336,42 @@ static uint32_t live_servo_state(struct nlattr *nest)
 	return nla_get_u32(tb[GPSPHC_A_SERVO_STATE]);
 }
 
+/* systemd's status line of the service (nothing without systemd). */
+static void live_notify_status(struct live *l, const char *more)
+{
+	sd_notifyf(0, "%sSTATUS=%s is gpsphc%" PRIu32 ", /dev/ptp%" PRIu32 ": servo %s%s",
+		   more, l->tty_name, l->dev_id, l->ptp_index,
+		   gp_enum_name(GP_ENUM_SERVO_STATE, l->servo_state),
+		   l->off_phase.count ? ", pulses off its phase" : "");
+}
+
+/*
+ * Pulses arriving steadily off the servo's phase, from a servo nest (a
+ * state-ntf, which the kernel sends when they begin and end, or the
+ * dev-get of each second): said once when they begin, once when they end.
+ */
+static void live_off_phase(struct live *l, struct nlattr *nest)
+{
+	struct nlattr *tb[GPSPHC_A_SERVO_MAX + 1];
+	char line[256];
+	int prio;
+
+	if (!nest || nla_parse_nested(tb, GPSPHC_A_SERVO_MAX, nest, NULL) ||
+	    !tb[GPSPHC_A_SERVO_OFF_PHASE_COUNT])
+		return;		/* a module that does not report them */
+	prio = status_off_phase_change(&l->off_phase,
+				       nla_get_u32(tb[GPSPHC_A_SERVO_OFF_PHASE_COUNT]),
+				       tb[GPSPHC_A_SERVO_OFF_PHASE_NS] ?
+				       (int64_t)nla_get_u64(tb[GPSPHC_A_SERVO_OFF_PHASE_NS]) : 0,
+				       tb[GPSPHC_A_SERVO_REPHASES] ?
+				       nla_get_u64(tb[GPSPHC_A_SERVO_REPHASES]) : 0,
+				       line, sizeof(line));
+	if (prio < 0)
+		return;
+	log_msg(prio, "%s: %s", l->tty_name, line);
+	live_notify_status(l, "");
+}
+
 static int live_dev_id_cb(struct nl_msg *msg, void *arg)
 {
 	struct nlattr *tb[GPSPHC_A_DEV_MAX + 1];
@@ -347,6 +385,7 @@ static int live_dev_id_cb(struct nl_msg *msg, void *arg)
 		     nla_get_u32(tb[GPSPHC_A_DEV_PTP_INDEX]) : 0;
 	l->got_state = live_servo_state(tb[GPSPHC_A_DEV_SERVO]);
 	l->got = true;
+	live_off_phase(l, tb[GPSPHC_A_DEV_SERVO]);
 	/* Each second (live_check()): ptp4l follows the servo's status. */
 	if (l->o->gm)
 		ptp4l_gm_servo(l->o->gm, tb[GPSPHC_A_DEV_SERVO]);
@@ -759,14 +798,6 @@ static void live_label(void *ctx, const struct pp_label *lab)
 	nlmsg_free(msg);
 }
 
-/* systemd's status line of the service (nothing without systemd). */
-static void live_notify_status(struct live *l, const char *more)
-{
-	sd_notifyf(0, "%sSTATUS=%s is gpsphc%" PRIu32 ", /dev/ptp%" PRIu32 ": servo %s",
-		   more, l->tty_name, l->dev_id, l->ptp_index,
-		   gp_enum_name(GP_ENUM_SERVO_STATE, l->servo_state));
-}
-
 /* The kernel's servo changed state (@state 0: not said). */
 static void live_servo_changed(struct live *l, uint32_t state)
 {
@@ -776,6 +807,13 @@ static void live_servo_changed(struct live *l, uint32_t state)
 	log_msg(LOG_INFO, "%s: servo %s", l->tty_name,
 		gp_enum_name(GP_ENUM_SERVO_STATE, state));
 	live_notify_status(l, "");
+}
+
+/* The servo's status after a change of its state or of off-phase pulses. */
+static void live_state_ntf(struct live *l, struct nlattr *servo)
+{
+	live_servo_changed(l, live_servo_state(servo));
+	live_off_phase(l, servo);
 }
 
 /*
@@ -827,7 +865,7 @@ static int live_event_cb(struct nl_msg *msg, void *arg)
 	else if (gh->cmd == GPSPHC_CMD_SENTENCE_NTF && tb[GPSPHC_A_DEV_SENTENCE])
 		live_sentence(l, tb[GPSPHC_A_DEV_SENTENCE]);
 	else if (gh->cmd == GPSPHC_CMD_STATE_NTF)
-		live_servo_changed(l, live_servo_state(tb[GPSPHC_A_DEV_SERVO]));
+		live_state_ntf(l, tb[GPSPHC_A_DEV_SERVO]);
 	else if (gh->cmd == GPSPHC_CMD_LABEL_NTF)
 		live_label_ntf(l, tb);
 	fflush(stdout);

@@ -8,13 +8,17 @@
  *     "servo": {"state": "locked", "offset_ns": N, "rms_ns": N,
  *               "freq_ppb": N, "tai_utc": N, "leap": "none",
  *               "leap_utc": N, "holdover_s": N, "coarse": false,
+ *               "off_phase_count": N, "off_phase_ns": N,
  *               "labels": N, "labels_refused": N, "disagreements": N,
- *               "steps": N, "outliers": N},
+ *               "steps": N, "outliers": N, "spurious": N, "relocks": N,
+ *               "holdovers": N, "rephases": N},
  *     "stats": {"sentences": N, ... one key per counter}}]}
  *
  * "servo_off" is the setting (GPSPHC_A_DEV_SERVO_OFF: true while ts2phc or
  * ptp4l steers the clock, false when the module does not report it); the
- * servo's "state" is then "off".
+ * servo's "state" is then "off". "off_phase_count" is not 0 while pulses
+ * arrive steadily off the servo's phase, "off_phase_ns" late (see
+ * status_off_phase()).
  *
  * Keys are only ever added. The document is json-c's (strings escaped as
  * RFC 8259 asks), written whole or not at all: a dump that fails halfway
@@ -67,6 +71,54 @@ static bool servo_off(struct nlattr *a)
 
 #define NAME(e, a)	gp_enum_name(GP_ENUM_##e, u32_or0(a))
 
+/* The pulse the servo takes as its new phase (the kernel's SV_REPHASE_EDGES). */
+#define STATUS_REPHASE_EDGES	4
+
+/* @ns as "+300.000 ms": signed, to the microsecond. */
+static void status_ms(char *buf, size_t size, int64_t ns)
+{
+	uint64_t a = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
+
+	snprintf(buf, size, "%c%" PRIu64 ".%03u ms", ns < 0 ? '-' : '+',
+		 a / 1000000, (unsigned int)(a % 1000000 / 1000));
+}
+
+void status_off_phase(char *buf, size_t size, uint32_t count, int64_t ns)
+{
+	char ms[32];
+
+	status_ms(ms, sizeof(ms), ns);
+	snprintf(buf, size, "%" PRIu32 " pulses in a row at %s off the servo's phase: a steady new phase, not a lost PPS (taken at the %dth)",
+		 count, ms, STATUS_REPHASE_EDGES);
+}
+
+int status_off_phase_change(struct status_off_phase *was, uint32_t count,
+			    int64_t ns, uint64_t rephases, char *buf,
+			    size_t size)
+{
+	char ms[32];
+	int prio = -1;
+
+	if (count && !was->count) {
+		was->rephases = rephases;
+		status_off_phase(buf, size, count, ns);
+		prio = LOG_WARNING;
+	} else if (!count && was->count) {
+		status_ms(ms, sizeof(ms), was->ns);
+		if (rephases != was->rephases)
+			snprintf(buf, size, "the servo took the pulses at %s as its new phase: it counts them and steers the clock to them",
+				 ms);
+		else
+			snprintf(buf, size, "no more pulses at %s off the servo's phase (%" PRIu32 " in a row came); it kept its phase",
+				 ms, was->count);
+		prio = LOG_NOTICE;
+	}
+	was->count = count;
+	if (count)
+		was->ns = ns;
+	return prio;
+}
+
 /*
  * @v as @key of the object @obj (@key NULL: appended to the array @obj).
  * A value that could not be made or added is a failed document.
@@ -114,6 +166,7 @@ static void status_servo(struct status_ctx *c, struct json_object *dev,
 {
 	struct nlattr *tb[GPSPHC_A_SERVO_MAX + 1] = { 0 };
 	struct json_object *j;
+	char line[256];
 
 	if (nest)
 		nla_parse_nested(tb, GPSPHC_A_SERVO_MAX, nest, NULL);
@@ -131,6 +184,8 @@ static void status_servo(struct status_ctx *c, struct json_object *dev,
 		PUT_U64(j, "leap_utc", u64_or0(tb[GPSPHC_A_SERVO_LEAP_UTC]));
 		PUT_U64(j, "holdover_s", u64_or0(tb[GPSPHC_A_SERVO_HOLDOVER_S]));
 		PUT_BOOL(j, "coarse", tb[GPSPHC_A_SERVO_COARSE] != NULL);
+		PUT_U64(j, "off_phase_count", u32_or0(tb[GPSPHC_A_SERVO_OFF_PHASE_COUNT]));
+		PUT_I64(j, "off_phase_ns", (int64_t)u64_or0(tb[GPSPHC_A_SERVO_OFF_PHASE_NS]));
 		status_counters(c, j, tb, GPSPHC_A_SERVO_MAX, gp_servo_counter_key);
 		return;
 	}
@@ -148,6 +203,12 @@ static void status_servo(struct status_ctx *c, struct json_object *dev,
 	if (u64_or0(tb[GPSPHC_A_SERVO_HOLDOVER_S]))
 		fprintf(c->out, ", in holdover for %" PRIu64 " s",
 			u64_or0(tb[GPSPHC_A_SERVO_HOLDOVER_S]));
+	if (u32_or0(tb[GPSPHC_A_SERVO_OFF_PHASE_COUNT])) {
+		status_off_phase(line, sizeof(line),
+				 u32_or0(tb[GPSPHC_A_SERVO_OFF_PHASE_COUNT]),
+				 (int64_t)u64_or0(tb[GPSPHC_A_SERVO_OFF_PHASE_NS]));
+		fprintf(c->out, "\n  %s", line);
+	}
 	fputs("\n  servo counters:", c->out);
 	status_counters(c, NULL, tb, GPSPHC_A_SERVO_MAX, gp_servo_counter_key);
 }

@@ -7,6 +7,8 @@
 #define GPSPHCD_STATUS_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct nl_msg;
@@ -30,5 +32,27 @@ int status_show(FILE *out, bool json, status_dump_fn dump, void *src);
 
 /* status_show() of the kernel's gpsphc netlink family. */
 int status_run(FILE *out, bool json);
+
+/*
+ * Pulses off the servo's phase (GPSPHC_A_SERVO_OFF_PHASE_COUNT @count, not
+ * 0, and _NS @ns) in words, into @buf: the line of --status and of the log.
+ */
+void status_off_phase(char *buf, size_t size, uint32_t count, int64_t ns);
+
+/* What a daemon last said of off-phase pulses; zeroed at first. */
+struct status_off_phase {
+	uint32_t count;		/* 0: none said */
+	int64_t ns;		/* the last offset seen */
+	uint64_t rephases;	/* GPSPHC_A_SERVO_REPHASES when they began */
+};
+
+/*
+ * A servo status seen (@count, @ns, @rephases as in the servo nest): when
+ * off-phase pulses begin or end, the line to log into @buf and its syslog
+ * priority; else -1. @was follows.
+ */
+int status_off_phase_change(struct status_off_phase *was, uint32_t count,
+			    int64_t ns, uint64_t rephases, char *buf,
+			    size_t size);
 
 #endif /* GPSPHCD_STATUS_H */

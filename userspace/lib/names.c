@@ -81,6 +81,7 @@ static const char *const gp_servo_counter_keys[GPSPHC_A_SERVO_MAX + 1] = {
 	[GPSPHC_A_SERVO_SPURIOUS] = "spurious",
 	[GPSPHC_A_SERVO_RELOCKS] = "relocks",
 	[GPSPHC_A_SERVO_HOLDOVERS] = "holdovers",
+	[GPSPHC_A_SERVO_REPHASES] = "rephases",
 };
 
 const char *gp_stats_key(unsigned int attr)

@@ -3,12 +3,14 @@
  * test_status.c - gpsphcd --status (status.c) from stand-in dumps of
  * dev-get messages built here: the exact bytes of the JSON and the text,
  * tty names that need escaping, a dump interrupted by a change (tried
- * again, from nothing), and a dump that fails halfway (nothing on the
- * output, the reason on stderr, status 1).
+ * again, from nothing), a dump that fails halfway (nothing on the
+ * output, the reason on stderr, status 1), pulses off the servo's phase
+ * (in the status, and what the daemon logs when they begin and end).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include <netlink/attr.h>
@@ -23,8 +25,18 @@
 #include "linux/gpsphc.h"
 #include "../status.h"
 
-/* A device's dev-get answer, as the kernel sends it; @coarse adds the flag. */
-static struct nl_msg *dev_msg(uint32_t id, const char *tty, bool coarse)
+/* The servo's values that vary between the tests. */
+struct sv {
+	bool coarse;
+	uint32_t state;
+	uint64_t holdover_s;
+	uint32_t off_phase_count;
+	int64_t off_phase_ns;
+};
+
+/* A device's dev-get answer, as the kernel sends it, with @sv. */
+static struct nl_msg *dev_msg_sv(uint32_t id, const char *tty,
+				 const struct sv *sv)
 {
 	struct nl_msg *m = nlmsg_alloc();
 	struct nlattr *n;
@@ -45,20 +57,23 @@ static struct nl_msg *dev_msg(uint32_t id, const char *tty, bool coarse)
 	    nla_put_u8(m, GPSPHC_A_DEV_SERVO_OFF, 0))
 		abort();
 	n = nla_nest_start(m, GPSPHC_A_DEV_SERVO);
-	if (!n || nla_put_u32(m, GPSPHC_A_SERVO_STATE, GPSPHC_SERVO_LOCKED) ||
+	if (!n || nla_put_u32(m, GPSPHC_A_SERVO_STATE, sv->state) ||
 	    nla_put_u64(m, GPSPHC_A_SERVO_OFFSET_NS, (uint64_t)-212) ||
 	    nla_put_u64(m, GPSPHC_A_SERVO_RMS_NS, 830) ||
 	    nla_put_u64(m, GPSPHC_A_SERVO_FREQ_PPB, (uint64_t)-12457) ||
 	    nla_put_u32(m, GPSPHC_A_SERVO_TAI_UTC, 37) ||
 	    nla_put_u32(m, GPSPHC_A_SERVO_LEAP, GPSPHC_LEAP_INSERT) ||
 	    nla_put_u64(m, GPSPHC_A_SERVO_LEAP_UTC, 1483228800) ||
-	    nla_put_u64(m, GPSPHC_A_SERVO_HOLDOVER_S, 0) ||
-	    (coarse && nla_put_flag(m, GPSPHC_A_SERVO_COARSE)) ||
+	    nla_put_u64(m, GPSPHC_A_SERVO_HOLDOVER_S, sv->holdover_s) ||
+	    (sv->coarse && nla_put_flag(m, GPSPHC_A_SERVO_COARSE)) ||
 	    nla_put_u64(m, GPSPHC_A_SERVO_LABELS, 3587) ||
 	    nla_put_u64(m, GPSPHC_A_SERVO_STEPS, 1) ||
 	    nla_put_u64(m, GPSPHC_A_SERVO_SPURIOUS, 14) ||
 	    nla_put_u64(m, GPSPHC_A_SERVO_RELOCKS, 2) ||
-	    nla_put_u64(m, GPSPHC_A_SERVO_HOLDOVERS, 1))
+	    nla_put_u64(m, GPSPHC_A_SERVO_HOLDOVERS, 1) ||
+	    nla_put_u32(m, GPSPHC_A_SERVO_OFF_PHASE_COUNT, sv->off_phase_count) ||
+	    nla_put_u64(m, GPSPHC_A_SERVO_OFF_PHASE_NS, (uint64_t)sv->off_phase_ns) ||
+	    nla_put_u64(m, GPSPHC_A_SERVO_REPHASES, 4))
 		abort();
 	nla_nest_end(m, n);
 	n = nla_nest_start(m, GPSPHC_A_DEV_STATS);
@@ -67,6 +82,14 @@ static struct nl_msg *dev_msg(uint32_t id, const char *tty, bool coarse)
 			abort();
 	nla_nest_end(m, n);
 	return m;
+}
+
+/* The same, locked, with the coarse flag if @coarse. */
+static struct nl_msg *dev_msg(uint32_t id, const char *tty, bool coarse)
+{
+	struct sv sv = { .coarse = coarse, .state = GPSPHC_SERVO_LOCKED };
+
+	return dev_msg_sv(id, tty, &sv);
 }
 
 /* A stand-in dump: its messages, then its answer, for each try. */
@@ -155,9 +178,10 @@ static int count(const char *s, const char *what)
 	"\"servo\": { \"state\": \"locked\", \"offset_ns\": -212, \"rms_ns\": 830, " \
 	"\"freq_ppb\": -12457, \"tai_utc\": 37, \"leap\": \"insert\", " \
 	"\"leap_utc\": 1483228800, \"holdover_s\": 0, \"coarse\": true, " \
+	"\"off_phase_count\": 0, \"off_phase_ns\": 0, " \
 	"\"labels\": 3587, \"labels_refused\": 0, \"disagreements\": 0, " \
 	"\"steps\": 1, \"outliers\": 0, \"spurious\": 14, \"relocks\": 2, " \
-	"\"holdovers\": 1 }, " \
+	"\"holdovers\": 1, \"rephases\": 4 }, " \
 	"\"stats\": { \"sentences\": 10, \"csum_ok\": 20, \"csum_missing\": 30, " \
 	"\"csum_bad\": 40, \"overlong\": 50, \"truncated\": 60, \"invalid\": 70, " \
 	"\"flag_aborts\": 80, \"flag_bytes\": 90, \"noise_bytes\": 100, " \
@@ -181,17 +205,102 @@ TEST_F(status, json_no_device)
 	EXPECT_STREQ("{ \"devices\": [ ] }\n", self->text);
 }
 
+/* dev_msg()'s first line and counters as text. */
+#define DEV0_TEXT_HEAD \
+	"gpsphc0 on ttyS0: /dev/ptp2, /dev/pps1, on-time edge falling, clock in unknown, servo on\n"
+#define DEV0_TEXT_COUNTERS \
+	"  servo counters: labels 3587 labels_refused 0 disagreements 0 steps 1 outliers 0 spurious 14 relocks 2 holdovers 1 rephases 4\n" \
+	"  counters: sentences 10 csum_ok 20 csum_missing 30 csum_bad 40 overlong 50 truncated 60 invalid 70 flag_aborts 80 flag_bytes 90 noise_bytes 100 binary_frames 110 binary_bad 120 pps_edges 130 pps_missed 140 events_dropped 150\n"
+
 TEST_F(status, text_exact)
 {
 	self->f.msg[self->f.n++] = dev_msg(0, "ttyS0", false);
 	show(_metadata, self, false);
 	EXPECT_EQ(0, self->ret);
-	EXPECT_STREQ("gpsphc0 on ttyS0: /dev/ptp2, /dev/pps1, on-time edge falling, clock in unknown, servo on\n"
+	EXPECT_STREQ(DEV0_TEXT_HEAD
 		     "  servo locked, offset -212 ns, rms 830 ns, frequency -12457 ppb\n"
 		     "  TAI-UTC 37 s, leap second insert at 1483228800\n"
-		     "  servo counters: labels 3587 labels_refused 0 disagreements 0 steps 1 outliers 0 spurious 14 relocks 2 holdovers 1\n"
-		     "  counters: sentences 10 csum_ok 20 csum_missing 30 csum_bad 40 overlong 50 truncated 60 invalid 70 flag_aborts 80 flag_bytes 90 noise_bytes 100 binary_frames 110 binary_bad 120 pps_edges 130 pps_missed 140 events_dropped 150\n",
+		     DEV0_TEXT_COUNTERS,
 		     self->text);
+}
+
+/*
+ * Holdover with pulses arriving every second off the servo's phase: the
+ * status says they come, and where, so the holdover is not mistaken for
+ * a lost PPS.
+ */
+TEST_F(status, text_off_phase_in_holdover)
+{
+	struct sv sv = { .state = GPSPHC_SERVO_HOLDOVER, .holdover_s = 3,
+			 .off_phase_count = 3, .off_phase_ns = 300000417 };
+
+	self->f.msg[self->f.n++] = dev_msg_sv(0, "ttyS0", &sv);
+	show(_metadata, self, false);
+	EXPECT_EQ(0, self->ret);
+	EXPECT_STREQ(DEV0_TEXT_HEAD
+		     "  servo holdover, offset -212 ns, rms 830 ns, frequency -12457 ppb\n"
+		     "  TAI-UTC 37 s, leap second insert at 1483228800, in holdover for 3 s\n"
+		     "  3 pulses in a row at +300.000 ms off the servo's phase: a steady new phase, not a lost PPS (taken at the 4th)\n"
+		     DEV0_TEXT_COUNTERS,
+		     self->text);
+}
+
+/* The same in JSON, pulses early: a negative offset. */
+TEST_F(status, json_off_phase_early)
+{
+	struct sv sv = { .state = GPSPHC_SERVO_LOCKED,
+			 .off_phase_count = 2, .off_phase_ns = -120500000 };
+
+	self->f.msg[self->f.n++] = dev_msg_sv(0, "ttyS0", &sv);
+	show(_metadata, self, true);
+	EXPECT_EQ(0, self->ret);
+	EXPECT_EQ(1, count(self->text, "\"holdover_s\": 0, \"coarse\": false, \"off_phase_count\": 2, \"off_phase_ns\": -120500000, \"labels\": 3587, "));
+	EXPECT_EQ(1, count(self->text, "\"holdovers\": 1, \"rephases\": 4 }, \"stats\""));
+	show(_metadata, self, false);
+	EXPECT_EQ(1, count(self->text, "\n  2 pulses in a row at -120.500 ms off the servo's phase: a steady new phase, not a lost PPS (taken at the 4th)\n  servo counters:"));
+}
+
+/* Within a millisecond of the second: the sign still says which side. */
+TEST(off_phase_words_near_zero)
+{
+	char buf[256];
+
+	status_off_phase(buf, sizeof(buf), 2, -999);
+	EXPECT_STREQ("2 pulses in a row at -0.000 ms off the servo's phase: a steady new phase, not a lost PPS (taken at the 4th)",
+		     buf);
+	status_off_phase(buf, sizeof(buf), 2, 500000000);
+	EXPECT_EQ(0, strncmp(buf, "2 pulses in a row at +500.000 ms off", 36));
+}
+
+/*
+ * What gpsphcd logs as the statuses of successive seconds come: once when
+ * off-phase pulses begin (a warning), nothing while they go on, once
+ * when they end (a notice), saying whether the servo took their phase.
+ */
+TEST(off_phase_logged_once_when_it_begins_and_ends)
+{
+	struct status_off_phase was = { 0 };
+	char buf[256] = "";
+
+	EXPECT_EQ(-1, status_off_phase_change(&was, 0, 0, 0, buf, sizeof(buf)));
+	EXPECT_EQ(LOG_WARNING, status_off_phase_change(&was, 2, 300000000, 0, buf, sizeof(buf)));
+	EXPECT_STREQ("2 pulses in a row at +300.000 ms off the servo's phase: a steady new phase, not a lost PPS (taken at the 4th)",
+		     buf);
+	EXPECT_EQ(-1, status_off_phase_change(&was, 3, 300000250, 0, buf, sizeof(buf)));
+	EXPECT_EQ(-1, status_off_phase_change(&was, 3, 300000250, 0, buf, sizeof(buf)));
+	EXPECT_EQ(LOG_NOTICE, status_off_phase_change(&was, 0, 0, 1, buf, sizeof(buf)));
+	EXPECT_STREQ("the servo took the pulses at +300.000 ms as its new phase: it counts them and steers the clock to them",
+		     buf);
+	EXPECT_EQ(-1, status_off_phase_change(&was, 0, 0, 1, buf, sizeof(buf)));
+
+	/* Pulses that stop (or come back on phase) before the 4th. */
+	EXPECT_EQ(LOG_WARNING, status_off_phase_change(&was, 2, -5000000, 1, buf, sizeof(buf)));
+	EXPECT_STREQ("2 pulses in a row at -5.000 ms off the servo's phase: a steady new phase, not a lost PPS (taken at the 4th)",
+		     buf);
+	EXPECT_EQ(-1, status_off_phase_change(&was, 3, -5000100, 1, buf, sizeof(buf)));
+	EXPECT_EQ(LOG_NOTICE, status_off_phase_change(&was, 0, 0, 1, buf, sizeof(buf)));
+	EXPECT_STREQ("no more pulses at -5.000 ms off the servo's phase (3 in a row came); it kept its phase",
+		     buf);
 }
 
 TEST_F(status, text_no_device)
