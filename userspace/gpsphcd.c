@@ -71,6 +71,9 @@ static void usage(FILE *f)
 		"  --record FILE            write events in the --replay format\n"
 		"  --nmea-pty PATH          republish the sentences on a pseudo-terminal,\n"
 		"                           PATH a symlink to it (for gpsd)\n"
+		"  --metrics PATH           write Prometheus metrics to PATH (*.prom) for\n"
+		"                           node_exporter's textfile collector\n"
+		"  --metrics-interval S     how often (default %d s)\n"
 		"  --ptp4l-socket PATH      keep this ptp4l's grandmaster settings in step\n"
 		"                           with the servo (ptp4l's uds_address)\n"
 		"  --ptp4l-gm KEY=VALUE,... profile=default|g8275a|g8275b, holdover=S,\n"
@@ -91,7 +94,7 @@ static void usage(FILE *f)
 		"                           saved to the state file (default %d)\n"
 		"  --version                print gpsphcd's version\n"
 		"see gpsphcd(8) and gpsphc.conf(5)\n",
-		GUARD_DEF_N, ASSOC_DEF_WINDOW_NS / 1000000,
+		CONF_METRICS_INTERVAL_DEF, GUARD_DEF_N, ASSOC_DEF_WINDOW_NS / 1000000,
 		ASSOC_DEF_MARGIN_NS / 1000000, PP_TRUST_S);
 }
 
@@ -222,6 +225,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "rx-latency-ns", required_argument, NULL, O_CONF + CONF_RX_LATENCY_NS },
 		{ "nmea-pty", required_argument, NULL, O_CONF + CONF_NMEA_PTY },
 		{ "trust-s", required_argument, NULL, O_CONF + CONF_TRUST_S },
+		{ "metrics", required_argument, NULL, O_CONF + CONF_METRICS },
+		{ "metrics-interval", required_argument, NULL, O_CONF + CONF_METRICS_INTERVAL },
 		{ "ptp4l-socket", required_argument, NULL, O_PTP4L },
 		{ "ptp4l-gm", required_argument, NULL, O_PTP4L_GM },
 		{ "ldisc", required_argument, NULL, O_LDISC },
@@ -306,6 +311,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	/* Options about the device attached: live mode only. */
 	live_only = (cli.set & (1u << CONF_SERVO)) ? "servo on|off" :
 		    (cli.set & (1u << CONF_NMEA_PTY)) ? "nmea-pty PATH" :
+		    (cli.set & (1u << CONF_METRICS)) ? "metrics PATH" :
 		    o->ptp4l_socket ? "ptp4l-socket PATH" : NULL;
 	if (live_only && (o->status || o->replay)) {
 		log_msg(LOG_ERR, "--%.*s goes with live mode (gpsphcd --%s TTY), not with %s",

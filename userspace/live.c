@@ -34,6 +34,7 @@
 #include "linux/gpsphc.h"
 #include "live.h"
 #include "log.h"
+#include "metrics_file.h"
 #include "names.h"
 #include "nmea.h"
 #include "nmea_pty.h"
@@ -105,6 +106,7 @@ struct live {
 	bool have_last;		/* a label was taken or kept: a time to save */
 	bool hold;		/* --servo off: labels are printed, not sent */
 	bool refused_busy;	/* EBUSY (servo off) since the last label taken */
+	struct metrics_out metrics;	/* metrics: the textfile, its values */
 	char ack_msg[256];	/* extack message of the last error */
 	int ack_err;
 	bool answered;		/* the request's ACK or error came */
@@ -385,6 +387,8 @@ static int live_dev_id_cb(struct nl_msg *msg, void *arg)
 		     nla_get_u32(tb[GPSPHC_A_DEV_PTP_INDEX]) : 0;
 	l->got_state = live_servo_state(tb[GPSPHC_A_DEV_SERVO]);
 	l->got = true;
+	metrics_from_dev(tb, &l->metrics.dev);
+	l->metrics.have_dev = true;
 	live_off_phase(l, tb[GPSPHC_A_DEV_SERVO]);
 	/* Each second (live_check()): ptp4l follows the servo's status. */
 	if (l->o->gm)
@@ -572,6 +576,9 @@ static void live_lost(struct live *l, bool overflow, uint32_t edges,
 	s->overflows += overflow;
 	s->edges += edges;
 	s->sentences += sentences;
+	l->metrics.dev.overflows += overflow;
+	l->metrics.dev.lost_edges += edges;
+	l->metrics.dev.lost_sentences += sentences;
 	s->last_ns = live_now_ns();
 	pipeline_resync(l->p);
 	if (s->episode)
@@ -662,6 +669,7 @@ static void live_pps(struct live *l, struct nlattr *nest)
 	}
 	if (!assert)
 		return;
+	l->metrics.dev.last_edge_real_ns = (int64_t)real;
 	if (l->o->record)
 		record_edge(l->o->record, &in);
 	pipeline_edge(l->p, &in);
@@ -930,6 +938,16 @@ static void live_read_events(struct live *l)
 	}
 }
 
+/* metrics: the values of the last dev-get, and gpsphcd's, once an interval. */
+static void live_metrics(struct live *l, int64_t now)
+{
+	struct ptpm_gm_settings gs;
+
+	l->metrics.dev.clock_class = l->o->gm && ptp4l_gm_acked(l->o->gm, &gs) ?
+				     gs.clock_class : -1;
+	metrics_out_tick(&l->metrics, now);
+}
+
 /*
  * The tty a gpsphcd before this one left in systemd's fd store (FDNAME
  * "tty", see live_store()), if it is still @path's device; -1 if there is
@@ -996,6 +1014,13 @@ int live_run(const struct live_opts *o, struct pipeline *p)
 		return 1;
 	}
 	l.tty_name = strrchr(path, '/') + 1;
+	if (o->conf.set & (1u << CONF_METRICS))
+		l.metrics = (struct metrics_out){
+			.path = o->conf.metrics,
+			.interval_s = o->conf.set & (1u << CONF_METRICS_INTERVAL) ?
+				      o->conf.metrics_interval : CONF_METRICS_INTERVAL_DEF,
+			.dev = { .tty = l.tty_name, .has_daemon = true },
+		};
 	l.fd = live_attach(o, live_stored_tty(path, o->nmea_pty ?
 					       o->nmea_pty->master : -1),
 			   &ret, &reused);
@@ -1046,6 +1071,7 @@ int live_run(const struct live_opts *o, struct pipeline *p)
 				goto out_detach;
 			live_loss_over(&l, now);
 			l.next_check = now + LIVE_CHECK_NS;
+			live_metrics(&l, now);
 		}
 		if (poll(pfd, 2, (int)((l.next_check - now) / 1000000) + 1) < 0) {
 			if (errno == EINTR)
@@ -1062,6 +1088,7 @@ int live_run(const struct live_opts *o, struct pipeline *p)
 	}
 	ret = 0;
 	sd_notify(0, "STOPPING=1");
+	metrics_out_close(&l.metrics);
 	live_save_state(&l);
 	/*
 	 * Stopped or restarted by the service manager, which holds the tty:

@@ -33,6 +33,8 @@ static const struct conf_key_info {
 	[CONF_RX_LATENCY_NS] = { "rx_latency_ns", CONF_FIELD(rx_latency_ns) },
 	[CONF_NMEA_PTY] = { "nmea_pty", CONF_FIELD(nmea_pty) },
 	[CONF_TRUST_S] = { "trust_s", CONF_FIELD(trust_s) },
+	[CONF_METRICS] = { "metrics", CONF_FIELD(metrics) },
+	[CONF_METRICS_INTERVAL] = { "metrics_interval", CONF_FIELD(metrics_interval) },
 };
 
 static const unsigned long conf_bauds[] = {
@@ -160,6 +162,24 @@ int conf_set(struct conf *c, enum conf_key k, const char *value,
 					  value, CONF_TRUST_S_MIN, CONF_TRUST_S_MAX);
 		c->trust_s = (unsigned int)v;
 		break;
+	case CONF_METRICS:
+		/* node_exporter's textfile collector reads only *.prom */
+		if (value[0] != '/' || strlen(value) >= sizeof(c->metrics) ||
+		    strpbrk(value, " \t") || strlen(value) < 6 ||
+		    strcmp(value + strlen(value) - 5, ".prom"))
+			return gp_err_set(e, CONF_E_VALUE,
+					  "\"%s\" must be an absolute path ending in .prom, without blanks, shorter than %d bytes (e.g. /var/lib/prometheus/node-exporter/gpsphc-ttyS0.prom)",
+					  value, CONF_VALUE_MAX);
+		strcpy(c->metrics, value);
+		break;
+	case CONF_METRICS_INTERVAL:
+		if (!conf_ll(value, 1, CONF_METRICS_INTERVAL_MAX, &v))
+			return gp_err_set(e, CONF_E_VALUE,
+					  "\"%s\" must be whole seconds, 1..%d (default %d)",
+					  value, CONF_METRICS_INTERVAL_MAX,
+					  CONF_METRICS_INTERVAL_DEF);
+		c->metrics_interval = (unsigned int)v;
+		break;
 	default:
 		return gp_err_set(e, CONF_E_KEY, "no key number %d", (int)k);
 	}
@@ -223,7 +243,7 @@ static int conf_line(struct conf *c, const char *s, size_t n,
 	k = conf_lookup(k0, kn);
 	if (k == CONF_NKEYS)
 		return gp_err_set(e, CONF_E_KEY,
-				  "line %lu: unknown key \"%.*s\": the keys are baud, edge, servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns, nmea_pty, trust_s (see gpsphc.conf(5))",
+				  "line %lu: unknown key \"%.*s\": the keys are baud, edge, servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns, nmea_pty, trust_s, metrics, metrics_interval (see gpsphc.conf(5))",
 				  line, (int)(kn > 40 ? 40 : kn), k0);
 	if (c->set & (1u << k))
 		return gp_err_set(e, CONF_E_TWICE,

@@ -35,10 +35,12 @@ enum conf_key {
 	CONF_RX_LATENCY_NS,	/* kernel rx_latency_ns, 0..999000000 */
 	CONF_NMEA_PTY,		/* symlink to a pty with the sentences */
 	CONF_TRUST_S,		/* consistent labels before a time is saved */
+	CONF_METRICS,		/* Prometheus textfile to write, *.prom */
+	CONF_METRICS_INTERVAL,	/* its period, s, 1..3600 */
 	CONF_NKEYS
 };
 
-/* The longest value, and path (nmea_pty), with its terminating NUL. */
+/* The longest value, and path (nmea_pty, metrics), with its terminating NUL. */
 #define CONF_VALUE_MAX	128
 
 /* edge and scale are the uAPI's (linux/gpsphc.h) values; servo: */
@@ -57,6 +59,8 @@ struct conf {
 	uint64_t rx_latency_ns;
 	char nmea_pty[CONF_VALUE_MAX];	/* an absolute path */
 	unsigned int trust_s;
+	char metrics[CONF_VALUE_MAX];	/* an absolute path ending in .prom */
+	unsigned int metrics_interval;	/* s */
 };
 
 enum conf_code {
@@ -71,6 +75,8 @@ enum conf_code {
 /* trust_s: the default is pipeline.h's PP_TRUST_S. */
 #define CONF_TRUST_S_MIN	10
 #define CONF_TRUST_S_MAX	86400
+#define CONF_METRICS_INTERVAL_DEF	15
+#define CONF_METRICS_INTERVAL_MAX	3600
 
 /* "baud", "step_ns", ...; NULL for a key out of range. */
 const char *conf_key_name(enum conf_key k);

@@ -52,6 +52,8 @@ static int64_t conf_value(const struct conf *c, enum conf_key k)
 	/* the path's length: its text is checked by nmea_pty_path below */
 	case CONF_NMEA_PTY:	return (int64_t)strlen(c->nmea_pty);
 	case CONF_TRUST_S:	return c->trust_s;
+	case CONF_METRICS:	return (int64_t)strlen(c->metrics);
+	case CONF_METRICS_INTERVAL: return c->metrics_interval;
 	default:		return -1;
 	}
 }
@@ -153,6 +155,20 @@ BAD(trust_9, CONF_TRUST_S, "9", TRUST_MSG("9"));
 BAD(trust_above, CONF_TRUST_S, "86401", TRUST_MSG("86401"));
 BAD(trust_minutes, CONF_TRUST_S, "15m", TRUST_MSG("15m"));
 
+#define METRICS_MSG(v) "\"" v "\" must be an absolute path ending in .prom, without blanks, shorter than 128 bytes (e.g. /var/lib/prometheus/node-exporter/gpsphc-ttyS0.prom)"
+OK(metrics_prom, CONF_METRICS, "/var/lib/prometheus/node-exporter/gpsphc-ttyS0.prom", 51);
+OK(metrics_short, CONF_METRICS, "/.prom", 6);
+BAD(metrics_relative, CONF_METRICS, "gpsphc.prom", METRICS_MSG("gpsphc.prom"));
+BAD(metrics_not_prom, CONF_METRICS, "/var/lib/gpsphc/metrics.txt", METRICS_MSG("/var/lib/gpsphc/metrics.txt"));
+BAD(metrics_only_suffix, CONF_METRICS, "prom", METRICS_MSG("prom"));
+BAD(metrics_blank, CONF_METRICS, "/var/lib/a b.prom", METRICS_MSG("/var/lib/a b.prom"));
+#define INTERVAL_MSG(v) "\"" v "\" must be whole seconds, 1..3600 (default 15)"
+OK(metrics_interval_1, CONF_METRICS_INTERVAL, "1", 1);
+OK(metrics_interval_max, CONF_METRICS_INTERVAL, "3600", 3600);
+BAD(metrics_interval_0, CONF_METRICS_INTERVAL, "0", INTERVAL_MSG("0"));
+BAD(metrics_interval_above, CONF_METRICS_INTERVAL, "3601", INTERVAL_MSG("3601"));
+BAD(metrics_interval_unit, CONF_METRICS_INTERVAL, "15s", INTERVAL_MSG("15s"));
+
 TEST_F(value, set)
 {
 	int ret = conf_set(&self->c, variant->key, variant->value, &self->e);
@@ -193,7 +209,9 @@ FIXTURE_VARIANT_ADD(file, every_key) {
 	.text = "baud = 9600\nedge = falling\nservo = off\nscale = utc\n"
 		"offset = -600\nwindow = 500\nmargin = 50\nguard = 5\n"
 		"step_ns = 1000000\nconfirm_n = 4\nrx_latency_ns = 120000000\n"
-		"nmea_pty = /run/gpsphc/ttyS0/nmea\ntrust_s = 30\n",
+		"nmea_pty = /run/gpsphc/ttyS0/nmea\ntrust_s = 30\n"
+		"metrics = /var/lib/prometheus/node-exporter/gpsphc-ttyS0.prom\n"
+		"metrics_interval = 60\n",
 	.want = CONF_OK, .set = (1u << CONF_NKEYS) - 1,
 };
 FIXTURE_VARIANT_ADD(file, blanks_crlf_no_final_newline) {
@@ -203,15 +221,15 @@ FIXTURE_VARIANT_ADD(file, blanks_crlf_no_final_newline) {
 };
 FIXTURE_VARIANT_ADD(file, unknown_key) {
 	.text = "baud = 9600\nbauds = 9600\n", .want = CONF_E_KEY,
-	.msg = "line 2: unknown key \"bauds\": the keys are baud, edge, servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns, nmea_pty, trust_s (see gpsphc.conf(5))",
+	.msg = "line 2: unknown key \"bauds\": the keys are baud, edge, servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns, nmea_pty, trust_s, metrics, metrics_interval (see gpsphc.conf(5))",
 };
 FIXTURE_VARIANT_ADD(file, sysfs_spelling_of_an_option) {
 	.text = "step-ns = 1000\n", .want = CONF_E_KEY,
-	.msg = "line 1: unknown key \"step-ns\": the keys are baud, edge, servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns, nmea_pty, trust_s (see gpsphc.conf(5))",
+	.msg = "line 1: unknown key \"step-ns\": the keys are baud, edge, servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns, nmea_pty, trust_s, metrics, metrics_interval (see gpsphc.conf(5))",
 };
 FIXTURE_VARIANT_ADD(file, key_case) {
 	.text = "Baud = 9600\n", .want = CONF_E_KEY,
-	.msg = "line 1: unknown key \"Baud\": the keys are baud, edge, servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns, nmea_pty, trust_s (see gpsphc.conf(5))",
+	.msg = "line 1: unknown key \"Baud\": the keys are baud, edge, servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns, nmea_pty, trust_s, metrics, metrics_interval (see gpsphc.conf(5))",
 };
 FIXTURE_VARIANT_ADD(file, no_equals) {
 	.text = "# x\nbaud 9600\n", .want = CONF_E_SYNTAX,
@@ -273,7 +291,9 @@ TEST(file_values)
 		"baud = 9600\nedge = falling\nservo = off\nscale = utc\n"
 		"offset = -600\nwindow = 500\nmargin = 50\nguard = 5\n"
 		"step_ns = 1000000\nconfirm_n = 4\nrx_latency_ns = 120000000\n"
-		"nmea_pty = /run/gpsphc/ttyUSB0/nmea\ntrust_s = 60\n";
+		"nmea_pty = /run/gpsphc/ttyUSB0/nmea\ntrust_s = 60\n"
+		"metrics = /var/lib/prometheus/node-exporter/gpsphc-ttyUSB0.prom\n"
+		"metrics_interval = 30\n";
 	struct conf c;
 	struct gp_err e;
 
@@ -291,6 +311,8 @@ TEST(file_values)
 	EXPECT_EQ(120000000u, c.rx_latency_ns);
 	EXPECT_STREQ("/run/gpsphc/ttyUSB0/nmea", c.nmea_pty);
 	EXPECT_EQ(60u, c.trust_s);
+	EXPECT_STREQ("/var/lib/prometheus/node-exporter/gpsphc-ttyUSB0.prom", c.metrics);
+	EXPECT_EQ(30u, c.metrics_interval);
 }
 
 /* A NUL byte anywhere in a setting line makes it no text file. */

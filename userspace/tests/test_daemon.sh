@@ -46,7 +46,7 @@ echo "1..22"
 # --- the configuration file ------------------------------------------------
 conf=$tmp/ttyS0.conf
 printf '# receiver on ttyS0\nbaud = 9600\nbauds = 4800\n' >"$conf"
-refused "gpsphcd: $conf:3: unknown key \"bauds\": the keys are baud, edge, servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns, nmea_pty, trust_s (see gpsphc.conf(5))" \
+refused "gpsphcd: $conf:3: unknown key \"bauds\": the keys are baud, edge, servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns, nmea_pty, trust_s, metrics, metrics_interval (see gpsphc.conf(5))" \
 	--config "$conf" /dev/null
 ok $? "config: unknown key refused, naming file:line"
 

@@ -90,6 +90,7 @@ ProtectKernelLogs=yes
 ProtectKernelModules=yes
 ProtectKernelTunables=yes
 ProtectSystem=strict
+ReadWritePaths=-/var/lib/prometheus/node-exporter
 Restart=on-failure
 RestartPreventExitStatus=2
 RestrictAddressFamilies=AF_NETLINK AF_UNIX
