@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers for the explorers (explore_test.c): their seed and duration
+ * from the environment, which kernel this is, loading and unloading
+ * gpsphc.ko, CAP_SYS_TIME dropped for one call of one thread, errno sets,
+ * and a watch on the kernel log.
+ */
+#ifndef GPSPHC_EXPLORE_HELPERS_H
+#define GPSPHC_EXPLORE_HELPERS_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <linux/capability.h>
+
+/*
+ * A set of errno values (all below 128), built by a call so that it can
+ * be kept in a variable beyond the block that chose it.
+ */
+typedef unsigned __int128 errset_t;
+
+static inline errset_t errset_of(int err, ...)
+{
+	errset_t set = 0;
+	va_list ap;
+
+	va_start(ap, err);
+	for (; err; err = va_arg(ap, int))
+		if (err > 0 && err < 128)
+			set |= (errset_t)1 << err;
+	va_end(ap);
+	return set;
+}
+
+#define ERRNOS(...)	errset_of(__VA_ARGS__, 0)
+#define NO_ERRNOS	((errset_t)0)
+
+/* Is -@err (a negative errno) in @set? */
+static inline bool errno_in(int err, errset_t set)
+{
+	return err < 0 && err > -128 && (set >> -err) & 1;
+}
+
+/*
+ * Seconds each explorer case runs: GPSPHC_EXPLORE_SECONDS (1..86400, for
+ * soaking), else @dflt.
+ */
+static inline int explore_seconds(int dflt)
+{
+	const char *s = getenv("GPSPHC_EXPLORE_SECONDS");
+	int v = s ? atoi(s) : 0;
+
+	return v >= 1 && v <= 86400 ? v : dflt;
+}
+
+/* GPSPHC_EXPLORE_SEED (decimal or 0x hex) into @seed: whether it was set. */
+static inline bool explore_seed_from_env(uint64_t *seed)
+{
+	const char *s = getenv("GPSPHC_EXPLORE_SEED");
+	char *end;
+
+	if (!s || !*s)
+		return false;
+	errno = 0;
+	*seed = strtoull(s, &end, 0);
+	return !errno && !*end;
+}
+
+/*
+ * The debug test kernel (tools/testing/vm/debug_kernel.sh): its release
+ * ends in -gpsphc-debug, and it carries the fix for the PTP registration
+ * race that Debian's kernels have.
+ */
+static inline bool kernel_is_gpsphc_debug(void)
+{
+	static const char suffix[] = "-gpsphc-debug";
+	struct utsname u;
+	size_t n;
+
+	if (uname(&u))
+		return false;
+	n = strlen(u.release);
+	return n >= sizeof(suffix) - 1 &&
+	       !strcmp(u.release + n - (sizeof(suffix) - 1), suffix);
+}
+
+/* ---- the module ----------------------------------------------------------- */
+
+/* Where the guest keeps gpsphc.ko (GPSPHC_KO overrides, as in module_test). */
+static inline const char *gpsphc_ko_path(void)
+{
+	const char *p = getenv("GPSPHC_KO");
+
+	return p ? p : "/lib/gpsphc/gpsphc.ko";
+}
+
+/* finit_module() of gpsphc.ko with @params: 0 or -errno. */
+static inline int gpsphc_module_load(const char *params)
+{
+	int fd = open(gpsphc_ko_path(), O_RDONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+/* delete_module("gpsphc") as rmmod does it (never forced): 0 or -errno. */
+static inline int gpsphc_module_unload(void)
+{
+	return syscall(SYS_delete_module, "gpsphc", O_NONBLOCK) ? -errno : 0;
+}
+
+static inline bool gpsphc_module_loaded(void)
+{
+	return access("/sys/module/gpsphc", F_OK) == 0;
+}
+
+/* ---- CAP_SYS_TIME, per thread --------------------------------------------- */
+
+/*
+ * Raise or lower CAP_SYS_TIME in the calling thread's effective set (it
+ * stays permitted, so it can come back). The raw capset() changes the
+ * calling thread only: one thread can run one call unprivileged while
+ * the others keep the capability. 0 or -errno.
+ */
+static inline int cap_sys_time_effective(bool on)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -errno;
+	if (on)
+		d[CAP_TO_INDEX(CAP_SYS_TIME)].effective |= CAP_TO_MASK(CAP_SYS_TIME);
+	else
+		d[CAP_TO_INDEX(CAP_SYS_TIME)].effective &= ~CAP_TO_MASK(CAP_SYS_TIME);
+	return syscall(SYS_capset, &h, d) ? -errno : 0;
+}
+
+/* ---- the kernel log -------------------------------------------------------- */
+
+#define KMSG_KEEP	8
+
+/*
+ * What the kernel logged since kmsg_watch_open(), scanned for the reports
+ * that mean a kernel bug (the guest's init looks for the same ones at the
+ * end of the run; this says which case caused them). Read as it comes,
+ * so that a flood of "attached to" lines cannot push a report out of the
+ * ring buffer before it is seen.
+ */
+struct kmsg_watch {
+	int fd;
+	long bad;		/* records that matched */
+	long lost;		/* times records were overwritten unread */
+	char line[KMSG_KEEP][240];
+};
+
+static const char *const kmsg_bad_words[] = {
+	"WARNING:", "BUG:", "Oops", "general protection", "scheduling while atomic",
+	"UBSAN:", "detected stall", "soft lockup", "blocked for more than",
+	"possible circular locking", "inconsistent lock state",
+	"possible recursive locking", "suspicious RCU usage", "list_add corruption",
+	"list_del corruption", "refcount_t:", "suspected memory leak", "Kernel panic",
+};
+
+/* Start watching from the end of the log: 0 or -errno. */
+static inline int kmsg_watch_open(struct kmsg_watch *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (k->fd < 0)
+		return -errno;
+	lseek(k->fd, 0, SEEK_END);
+	return 0;
+}
+
+/* Read every record logged since the last call. */
+static inline void kmsg_watch_drain(struct kmsg_watch *k)
+{
+	char rec[2048];
+	unsigned int i;
+
+	while (k->fd >= 0) {
+		ssize_t n = read(k->fd, rec, sizeof(rec) - 1);
+		char *msg;
+
+		if (n < 0 && errno == EPIPE) {
+			k->lost++;
+			continue;
+		}
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		msg = strchr(rec, ';');
+		msg = msg ? msg + 1 : rec;
+		for (i = 0; i < sizeof(kmsg_bad_words) / sizeof(kmsg_bad_words[0]); i++) {
+			if (!strstr(msg, kmsg_bad_words[i]))
+				continue;
+			if (k->bad < KMSG_KEEP)
+				snprintf(k->line[k->bad], sizeof(k->line[0]), "%.*s",
+					 (int)strcspn(msg, "\n"), msg);
+			k->bad++;
+			break;
+		}
+	}
+}
+
+static inline void kmsg_watch_close(struct kmsg_watch *k)
+{
+	if (k->fd >= 0)
+		close(k->fd);
+	k->fd = -1;
+}
+
+#endif /* GPSPHC_EXPLORE_HELPERS_H */
