@@ -11,6 +11,14 @@
 #
 # Kernel code must build without a single warning (W=1 for our files):
 # any compiler warning fails the build.
+#
+# Debian 13's kernels (trixie.sh) have a link kernel-KVER/chroot to the
+# trixie chroot: their modules are built inside it, with Debian 13's gcc
+# 14 against its /usr/src/linux-headers-KVER (whose Makefile sets ARCH
+# and CROSS_COMPILE for arm64 and armmp-lpae: the chroot's cross gcc 14). GPSPHC_MODULES_ONLY=1 builds the modules and stops
+# (the ARM kernels, which no guest boots yet). $OUT/compiler then holds
+# the compiler the kernel names (CONFIG_CC_VERSION_TEXT); kbuild refuses
+# another with a warning, which fails the build.
 set -eu
 
 KVER=$1
@@ -21,10 +29,18 @@ OUT=$VMBUILD/$KVER
 KROOT=$CACHE/kernel-$KVER
 KDIR=$KROOT/usr/src/linux-headers-$KVER
 STAGE=$OUT/root
+CHROOT=
+if [ -e "$KROOT/chroot" ]; then
+	CHROOT=$(cd "$KROOT/chroot" && pwd -P)
+	KDIR=/usr/src/linux-headers-$KVER
+fi
 
 die() { echo "build.sh: $*" >&2; exit 1; }
-[ -d "$KDIR" ] || die "no headers for $KVER in $KDIR: run 'make deps'"
-[ -s "$KROOT/boot/vmlinuz-$KVER" ] || die "no kernel image $KROOT/boot/vmlinuz-$KVER: run 'make deps'"
+[ -d "$CHROOT$KDIR" ] || die "no headers for $KVER in $CHROOT$KDIR: run 'make deps'"
+[ "${GPSPHC_MODULES_ONLY:-0}" = 1 ] || [ -s "$KROOT/boot/vmlinuz-$KVER" ] ||
+	die "no kernel image $KROOT/boot/vmlinuz-$KVER: run 'make deps'"
+mkdir -p "$OUT"
+sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"$/\1/p' "$CHROOT$KDIR/.config" >"$OUT/compiler"
 
 # kbuild_module NAME SRC...: copy sources into a private directory so the
 # two kernels' builds never share objects, then build warning-free.
@@ -34,19 +50,38 @@ kbuild_module() {
 	rm -rf "$dir"; mkdir -p "$dir"
 	cp -r "$@" "$dir/"
 	log=$dir/build.log
-	if ! make -s -C "$KDIR" M="$dir" W=1 CONFIG_DEBUG_INFO_BTF_MODULES= modules >"$log" 2>&1; then
+	set -- make -s -C "$KDIR" W=1 CONFIG_DEBUG_INFO_BTF_MODULES= modules
+	rc=0
+	if [ -n "$CHROOT" ]; then
+		# The chroot sees only its own tree: build in a copy there,
+		# one per $dir (both of make check's lanes build each kernel).
+		cdir=/tmp/gpsphc-build-$(echo "$dir" | cksum | cut -d' ' -f1)
+		rm -rf "$CHROOT$cdir"; mkdir -p "$CHROOT$cdir"
+		cp -r "$dir/." "$CHROOT$cdir/"
+		chroot "$CHROOT" env -i PATH=/usr/bin:/bin LC_ALL=C.UTF-8 "$@" M="$cdir" >"$log" 2>&1 || rc=$?
+		cp -r "$CHROOT$cdir/." "$dir/"
+		rm -rf "$CHROOT$cdir"
+	else
+		"$@" M="$dir" >"$log" 2>&1 || rc=$?
+	fi
+	if [ $rc -ne 0 ]; then
 		cat "$log" >&2
 		die "building $name.ko for $KVER failed"
 	fi
-	if grep -q 'warning:' "$log"; then
+	# modpost's warnings (section mismatches, ...) count too.
+	if grep -q 'warning:\|WARNING:' "$log"; then
 		cat "$log" >&2
-		die "$name.ko has compiler warnings against $KVER"
+		die "$name.ko has compiler or modpost warnings against $KVER"
 	fi
 }
 
 kbuild_module gpsphc "$TOP/Kbuild" "$TOP/kmod"
 [ -d "$TOP/tools/testing/gpsphc_sim" ] &&
 	kbuild_module gpsphc_sim "$TOP"/tools/testing/gpsphc_sim/*.[ch] "$TOP"/tools/testing/gpsphc_sim/Kbuild
+# The kernel's own 8250 driver on an emulated 16550A (gpsphc_8250_test.sh).
+[ -d "$TOP/tools/testing/gpsphc_8250emu" ] &&
+	kbuild_module gpsphc_8250emu "$TOP"/tools/testing/gpsphc_8250emu/*.[ch] "$TOP"/tools/testing/gpsphc_8250emu/Kbuild
+[ "${GPSPHC_MODULES_ONLY:-0}" = 1 ] && exit 0
 
 # Userspace programs are the same for both kernels; build them once.
 USR=$VMBUILD/user
@@ -66,6 +101,7 @@ mkdir -p "$STAGE/bin" "$STAGE/sbin" "$STAGE/lib/gpsphc" "$STAGE/tests" \
 cp /bin/busybox "$STAGE/bin/busybox"
 cp "$OUT/gpsphc/gpsphc.ko" "$STAGE/lib/gpsphc/"
 [ -f "$OUT/gpsphc_sim/gpsphc_sim.ko" ] && cp "$OUT/gpsphc_sim/gpsphc_sim.ko" "$STAGE/lib/gpsphc/"
+[ -f "$OUT/gpsphc_8250emu/gpsphc_8250emu.ko" ] && cp "$OUT/gpsphc_8250emu/gpsphc_8250emu.ko" "$STAGE/lib/gpsphc/"
 install -m 0755 "$TOP/tools/testing/vm/guest/init" "$STAGE/init"
 cp "$TOP"/tools/testing/vm/guest/*.sh "$STAGE/tests/"
 cp -r "$USR/selftests/." "$STAGE/tests/"
@@ -96,7 +132,8 @@ cp /bin/bash "$STAGE/bin/bash"
 cp "$(command -v ip)" "$STAGE/bin/ip"
 progs="$progs $STAGE/bin/bash $STAGE/bin/ip"
 # The debug kernel has no veth (nor runs that test, which skips without).
-veth=$(find "$KROOT/lib/modules/$KVER" -name 'veth.ko*' 2>/dev/null | head -n 1)
+# Debian 13's images have their modules in /usr/lib/modules.
+veth=$(find "$KROOT/lib/modules/$KVER" "$KROOT/usr/lib/modules/$KVER" -name 'veth.ko*' 2>/dev/null | head -n 1)
 mkdir -p "$STAGE/lib/modules/$KVER"
 case $veth in
 '') echo "build.sh: no veth module for $KVER: gm_chain_test.sh will skip" >&2 ;;
