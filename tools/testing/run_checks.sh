@@ -46,10 +46,28 @@ step() {
 }
 
 start=$(date +%s)
-KVERS=$(sed -n 's/^KVER_[0-9A-Z]* := //p' "$CACHE/kernels.mk")
-# The Debian kernels the appliance boots, one per lane (see below).
-set -- $(echo "$KVERS" | tr ' ' '\n' | grep -v -- '-gpsphc-debug$')
-APPLIANCE_TIMED=${1:-} APPLIANCE_UNTIMED=${2:-}
+# kmk NAME...: the kernels kernels.mk names so (deps.sh, trixie.sh,
+# debug_kernel.sh); a missing one is a failed test.
+kmk1() { sed -n "s/^$1 := //p" "$CACHE/kernels.mk" 2>/dev/null; }
+kmk() {
+	for v in "$@"; do
+		k=$(kmk1 "$v")
+		[ -n "$k" ] && echo "$k" && continue
+		[ "$v" = KVER_DEBUG ] ||
+			echo "not ok [kernels.mk] no $v in $CACHE/kernels.mk: run 'make deps'" >>"$results"
+	done
+}
+# The booted kernels: Debian 12's 6.1; Debian 13's 6.12 for amd64 and
+# PREEMPT_RT (rt-amd64), whose modules the trixie chroot builds with
+# Debian 13's gcc 14 (trixie.sh): they replace Debian 12's 6.12, the same
+# upstream series (issue 25); the debug kernel. Debian 13's arm64 and
+# armhf (armmp-lpae) kernels no guest boots yet: their modules are only
+# built, as are Debian 12's 6.12's, for the appliance.
+KVERS=$(kmk KVER_61 KVER_DEB13 KVER_DEB13_RT KVER_DEBUG)
+MODULE_KVERS=$(kmk KVER_612 KVER_DEB13_ARM64 KVER_DEB13_ARMHF)
+# The Debian 12 kernels the Debian 12 appliance boots, one per lane (see
+# below).
+APPLIANCE_TIMED=$(kmk1 KVER_61) APPLIANCE_UNTIMED=$(kmk1 KVER_612)
 
 # timed STEP...: run STEP and say how long it took, for make check's budget.
 timed() {
@@ -81,16 +99,22 @@ UNTIMED_TESTS="module_test ldisc_test stress_test ptp_race_test hostile_test gps
 DEBUG_TESTS="module_test framing_test netlink_test stress_test ptp_race_test ynl_cli_test.sh"
 UNTIMED_BUILD=$TOP/tools/testing/vm/build/untimed
 timed_built=
-# build KVER VMBUILD TESTS SKIP: one guest's initramfs; its name on success.
+# build KVER VMBUILD TESTS SKIP WHAT: one guest's initramfs (WHAT: which
+# tests); its name on success. No WHAT: gpsphc.ko alone.
 build() {
 	log=$2/build-$1.log
 	mkdir -p "$2"
-	if GPSPHC_VM_BUILD=$2 GPSPHC_TESTS=$3 GPSPHC_TESTS_SKIP=$4 \
+	what="gpsphc.ko and the test initramfs ($5; " only=0
+	[ -n "$5" ] || what="gpsphc.ko (" only=1
+	if GPSPHC_VM_BUILD=$2 GPSPHC_TESTS=$3 GPSPHC_TESTS_SKIP=$4 GPSPHC_MODULES_ONLY=$only \
 			sh "$TOP/tools/testing/vm/build.sh" "$1" >"$log" 2>&1; then
-		echo "ok [$1] build gpsphc.ko and the test initramfs ($5)" >>"$results"
+		# The kernel's compiler, e.g. "x86_64-linux-gnu-gcc-14 (Debian
+		# 14.2.0-19) 14.2.0": its version.
+		cc=$(sed 's/.* //' "$2/$1/compiler" 2>/dev/null)
+		echo "ok [$1] build ${what}gcc ${cc:-?}, W=1, no warnings)" >>"$results"
 		echo "$1"
 	else
-		echo "not ok [$1] build gpsphc.ko and the test initramfs ($5)" >>"$results"
+		echo "not ok [$1] build ${what}W=1, no warnings)" >>"$results"
 		tail -n 30 "$log" >&2
 	fi
 }
@@ -124,6 +148,11 @@ fi
 	done
 	timed step host:packaging sh "$TOP/tools/testing/packaging/test_packaging.sh"
 	timed step lint sh "$TOP/tools/testing/vm/lint.sh" all
+	# The kernels no guest boots: gpsphc.ko alone, in the timed lane's
+	# build directory, where the appliance finds Debian 12's 6.12's.
+	for kver in $MODULE_KVERS; do
+		build "$kver" "$TOP/tools/testing/vm/build" "" "" "" >/dev/null
+	done
 	# The untimed guests' builds have a build directory of their own,
 	# and gpsphcd is built already: they share nothing with the timed
 	# lane's.

@@ -136,6 +136,9 @@ if [ ! -f "$YNLDIR/.extracted" ]; then
 	touch "$YNLDIR/.extracted"
 fi
 
+# Debian 13's 6.12 kernels and the trixie chroot that builds for them.
+sh "$(dirname "$0")/trixie.sh" || die "the Debian 13 build environment is not ready (tools/testing/vm/trixie.sh)"
+
 # Last, the debug test kernel (KASAN, lockdep, kmemleak, UBSAN): built once
 # from linux-source-6.12, then only named again in kernels.mk, which the
 # daily refresh above rewrites. GPSPHC_DEBUG_KERNEL=0 skips it.
