@@ -374,6 +374,17 @@ static void live_off_phase(struct live *l, struct nlattr *nest)
 	live_notify_status(l, "");
 }
 
+/* --record: the servo's status of a dev-get, for gpsphc-plot. */
+static void live_record_servo(FILE *f, const struct gp_metrics_dev *d)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	record_servo(f, ts.tv_sec * 1000000000LL + ts.tv_nsec,
+		     gp_enum_name(GP_ENUM_SERVO_STATE, d->state), d->offset_ns,
+		     d->freq_ppb, d->rms_ns, d->holdover_s);
+}
+
 static int live_dev_id_cb(struct nl_msg *msg, void *arg)
 {
 	struct nlattr *tb[GPSPHC_A_DEV_MAX + 1];
@@ -389,6 +400,8 @@ static int live_dev_id_cb(struct nl_msg *msg, void *arg)
 	l->got = true;
 	metrics_from_dev(tb, &l->metrics.dev);
 	l->metrics.have_dev = true;
+	if (l->o->record)
+		live_record_servo(l->o->record, &l->metrics.dev);
 	live_off_phase(l, tb[GPSPHC_A_DEV_SERVO]);
 	/* Each second (live_check()): ptp4l follows the servo's status. */
 	if (l->o->gm)

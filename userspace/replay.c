@@ -117,6 +117,9 @@ int replay_run(FILE *in, const char *name, struct pipeline *p)
 		q = skip_blank(line);
 		if (*q == '\0' || *q == '#')
 			continue;
+		/* the servo's status: for plots, nothing to replay */
+		if (*q == 'V' && (q[1] == ' ' || q[1] == '\t'))
+			continue;
 		if ((*q != 'S' && *q != 'P') || (q[1] != ' ' && q[1] != '\t')) {
 			ret = bad_line(name, n, "unknown event type");
 			break;
@@ -200,4 +203,13 @@ int record_sentence(FILE *out, const struct pp_input *in, const char *s,
 	format_count(count, sizeof(count), in);
 	return fprintf(out, "S %" PRId64 " %s %.*s\n", in->t_ns, count,
 		       (int)len, s) < 0 ? -1 : 0;
+}
+
+int record_servo(FILE *out, int64_t t_ns, const char *state,
+		 int64_t offset_ns, int64_t freq_ppb, uint64_t rms_ns,
+		 uint64_t holdover_s)
+{
+	return fprintf(out, "V %" PRId64 " state=%s offset_ns=%" PRId64
+		       " freq_ppb=%" PRId64 " rms_ns=%" PRIu64 " holdover_s=%" PRIu64 "\n",
+		       t_ns, state, offset_ns, freq_ppb, rms_ns, holdover_s) < 0 ? -1 : 0;
 }
