@@ -66,4 +66,11 @@ typedef struct genl_ops gpsphc_genl_op_t;
 }
 #endif
 
+/*
+ * uart_port_lock_irq() and the other uart port lock helpers came in v6.7
+ * ("serial: core: Provide port lock wrappers"); Debian's 6.1 carries them
+ * (linux/serial_core.h), so main.c uses them on both supported kernels.
+ * An upstream 6.1 .. 6.6 would need spin_lock_irq(&uport->lock) instead.
+ */
+
 #endif /* _GPSPHC_COMPAT_H */
