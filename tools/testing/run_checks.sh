@@ -82,21 +82,21 @@ timed() {
 # than a millisecond, run in the untimed lane, in a guest of their own
 # per Debian kernel: the attach/detach cycles, the concurrency stress,
 # attach and detach against PTP and PPS readers (ptp_race_test), the
-# hostile input (the clock within 1 ms of the truth after a storm) and
+# seeded random explorer of every way in (explore_test), the hostile input (the clock within 1 ms of the truth after a storm) and
 # gpsphcd's recovery (labels again, the servo locked again within 30 s).
 # That guest has a core of its own as the timed one has (a TCG guest is
 # one thread); what it must not have is the timed guest's precision
 # bounds, as builds in either lane may share its core for a while. The
 # debug kernel's guest runs there too. The
 # debug kernel runs what it can see and TCG can time on it (module,
-# framing, netlink, the stress, the YNL client): on a kernel that much
+# framing, netlink, the stress, the two races above, the YNL client): on a kernel that much
 # slower, ldisc_test's 1000 cycles outlast their timeout and
 # hangup_test's event windows close early, and kmemleak checks the leaks
 # they would. The YNL client (a Python program, 70 s of TCG per guest)
 # needs one kernel that has the family, and the debug kernel is the one
 # that sees its locking too.
-UNTIMED_TESTS="module_test ldisc_test stress_test ptp_race_test hostile_test gpsphcd_robust_test.sh"
-DEBUG_TESTS="module_test framing_test netlink_test stress_test ptp_race_test ynl_cli_test.sh"
+UNTIMED_TESTS="module_test ldisc_test stress_test ptp_race_test explore_test hostile_test gpsphcd_robust_test.sh"
+DEBUG_TESTS="module_test framing_test netlink_test stress_test ptp_race_test explore_test ynl_cli_test.sh"
 UNTIMED_BUILD=$TOP/tools/testing/vm/build/untimed
 timed_built=
 # build KVER VMBUILD TESTS SKIP WHAT: one guest's initramfs (WHAT: which
