@@ -39,10 +39,12 @@
  * corruption in its rwsem, cdev_put() on freed memory. Seen on Debian's
  * 6.1.0-57 and 6.12.118 within seconds once openers race re-attaches that
  * reuse a PTP index (a kprobe on get_device() caught posix_clock_open()
- * passing NULL just before each crash). No driver can close that window,
- * so the PTP openers here never overlap an attach; detach, where our
- * teardown races them, stays free. GPSPHC_STRESS_REGISTER_RACE=1 lets them
- * overlap and shows the kernel bug.
+ * passing NULL just before each crash). No driver can close that window
+ * (tools/testing/vm/patches/posix-clock-register-race.patch does, in the
+ * kernel), so the PTP openers here never overlap an attach, nor a tty
+ * open, which reattaches after a hangup; detach, where our teardown races
+ * them, stays free. GPSPHC_STRESS_REGISTER_RACE=1 lets them overlap and
+ * shows the kernel bug.
  *
  * Then a udev-like case, with an events listener subscribed (so that a
  * servo change queues a notification): a real-time thread on the CPU that
@@ -175,6 +177,24 @@ static int attach_gpsphc(struct stress *s, int fd)
 	return r;
 }
 
+/*
+ * Open tty port @port. An open can attach gpsphc too: after a hangup the
+ * tty has no discipline, and the next open while another fd still holds
+ * it puts back termios.c_line, ours (tty_reopen()). So it counts as an
+ * attach for the register lock (explore_test found it).
+ */
+static int tty_open_gated(struct stress *s, int port)
+{
+	int fd;
+
+	if (s->sh->register_race)
+		return sim_tty_open(port, O_NONBLOCK);
+	pthread_rwlock_wrlock(&s->sh->register_lock);
+	fd = sim_tty_open(port, O_NONBLOCK);
+	pthread_rwlock_unlock(&s->sh->register_lock);
+	return fd;
+}
+
 /* Open /dev/ptp@idx, never while a clock is being registered. */
 static int ptp_open(struct stress *s, int idx, int flags)
 {
@@ -221,7 +241,7 @@ static void *attach_loop(void *arg)
 	snprintf(tty, sizeof(tty), "ttyGPSSIM%d", j->port);
 	for (cycle = 0; !stopping(s); cycle++) {
 		if (fd < 0) {
-			fd = sim_tty_open(j->port, O_NONBLOCK);
+			fd = tty_open_gated(s, j->port);
 			if (fd < 0) {
 				st_fail(s->log, "open %s: %s", tty, strerror(-fd));
 				usleep(10000);
@@ -270,7 +290,7 @@ static void *lockstep_loop(void *arg)
 	char tty[16];
 
 	snprintf(tty, sizeof(tty), "ttyGPSSIM%d", j->port);
-	fd = sim_tty_open(j->port, O_NONBLOCK);
+	fd = tty_open_gated(s, j->port);
 	if (fd < 0)
 		st_fail(s->log, "open %s: %s", tty, strerror(-fd));
 	/* port 0 starts attached, port 1 detached */
@@ -331,7 +351,7 @@ static void *tty_reader(void *arg)
 		ssize_t n;
 
 		if (fd < 0) {
-			fd = sim_tty_open(j->port, O_NONBLOCK);
+			fd = tty_open_gated(s, j->port);
 			if (fd < 0) {
 				if (!open_race_errno(fd))
 					st_fail(s->log, "reader: open ttyGPSSIM%d: %s", j->port,
@@ -1050,7 +1070,7 @@ static int vhangup_child(struct stress *s)
 	if (setsid() < 0)
 		return 2;
 	for (cycle = 0; !stopping(s); cycle++) {
-		fd = sim_tty_open(VHANGUP_PORT, O_NONBLOCK);
+		fd = tty_open_gated(s, VHANGUP_PORT);
 		if (fd < 0) {
 			if (!open_race_errno(fd))
 				st_fail(s->log, "vhangup: open %s #%d: %s", tty, cycle,
