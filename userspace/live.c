@@ -21,6 +21,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,6 +33,7 @@
 #include <netlink/msg.h>
 
 #include "linux/gpsphc.h"
+#include "adapter.h"
 #include "live.h"
 #include "log.h"
 #include "metrics_file.h"
@@ -69,6 +71,8 @@ static void on_signal(int sig)
 #define LIVE_LOSS_QUIET_NS	2000000000LL
 /* Holders of a tty named in a refusal. */
 #define LIVE_HOLDERS	3
+/* No PPS edge this long after attach is said once (live_no_pps()). */
+#define LIVE_NO_PPS_S	5
 
 /*
  * Events lost on the way from the kernel: the socket overflowed (ENOBUFS)
@@ -110,6 +114,12 @@ struct live {
 	char ack_msg[256];	/* extack message of the last error */
 	int ack_err;
 	bool answered;		/* the request's ACK or error came */
+	struct {
+		char driver[64];	/* owner of the tty, "" if not found */
+		int kmajor, kminor;	/* the running kernel's version */
+		int64_t since;		/* CLOCK_MONOTONIC of the attach */
+		bool said;		/* live_no_pps() spoke */
+	} adapter;
 };
 
 /*
@@ -1013,6 +1023,55 @@ static bool live_store(int fd)
 	return sd_pid_notify_with_fds(0, 0, "FDSTORE=1\nFDNAME=tty", &fd, 1) > 0;
 }
 
+/*
+ * Which driver owns the tty (the first "driver" link from its sysfs device
+ * up, past the serial core's own), said at attach; adapter.c knows which
+ * drivers deliver DCD.
+ */
+static void live_adapter_probe(struct live *l)
+{
+	char path[PATH_MAX], link[PATH_MAX], msg[512];
+	const char *name;
+	struct utsname u;
+	int up, len;
+	ssize_t n;
+
+	l->adapter.since = live_now_ns();
+	if (uname(&u) || sscanf(u.release, "%d.%d", &l->adapter.kmajor,
+				&l->adapter.kminor) != 2)
+		l->adapter.kmajor = l->adapter.kminor = 0;
+	for (up = 0; up < 4 && !l->adapter.driver[0]; up++) {
+		len = snprintf(path, sizeof(path), "/sys/class/tty/%s/device%.*s/driver",
+			       l->tty_name, 3 * up, "/../../../..");
+		n = len < (int)sizeof(path) ? readlink(path, link, sizeof(link) - 1) : -1;
+		if (n < 0)
+			continue;
+		link[n] = '\0';
+		name = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
+		if (!adapter_serial_core_layer(name))
+			snprintf(l->adapter.driver, sizeof(l->adapter.driver), "%.63s", name);
+	}
+	adapter_attach_msg(msg, sizeof(msg), l->tty_name,
+			   l->adapter.driver[0] ? l->adapter.driver : NULL,
+			   l->adapter.kmajor, l->adapter.kminor);
+	log_msg(LOG_INFO, "%s", msg);
+}
+
+/* Once, LIVE_NO_PPS_S after attach with no PPS edge yet: why, and what to do. */
+static void live_no_pps(struct live *l, int64_t now)
+{
+	char msg[1024];
+
+	if (l->have_pps_seq || l->adapter.said ||
+	    now - l->adapter.since < LIVE_NO_PPS_S * 1000000000LL)
+		return;
+	l->adapter.said = true;
+	adapter_no_pps_msg(msg, sizeof(msg), l->tty_name,
+			   l->adapter.driver[0] ? l->adapter.driver : NULL,
+			   l->adapter.kmajor, l->adapter.kminor, LIVE_NO_PPS_S);
+	log_msg(LOG_WARNING, "%s", msg);
+}
+
 int live_run(const struct live_opts *o, struct pipeline *p)
 {
 	struct live l = { .o = o, .p = p };
@@ -1059,6 +1118,7 @@ int live_run(const struct live_opts *o, struct pipeline *p)
 			gp_enum_name(GP_ENUM_SERVO_STATE, l.servo_state));
 	else
 		log_msg(LOG_INFO, "%s attached as gpsphc%" PRIu32, o->device, l.dev_id);
+	live_adapter_probe(&l);
 	if (l.hold)
 		log_msg(LOG_NOTICE, "the kernel servo is off (--servo off): labels are printed, not sent; steer /dev/ptp%" PRIu32 " with ts2phc or ptp4l",
 			l.ptp_index);
@@ -1083,6 +1143,7 @@ int live_run(const struct live_opts *o, struct pipeline *p)
 			if (ret)
 				goto out_detach;
 			live_loss_over(&l, now);
+			live_no_pps(&l, now);
 			l.next_check = now + LIVE_CHECK_NS;
 			live_metrics(&l, now);
 		}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * adapter.h - does the driver of a tty deliver DCD changes to the line
+ * discipline (the PPS)? Pure: takes the driver's name and the kernel's
+ * version, returns words; gpsphcd reads them from sysfs and uname().
+ * The table is the admin guide's (Documentation/admin-guide/gpsphc.rst,
+ * "Which serial ports deliver the PPS"), taken from the drivers' sources.
+ */
+#ifndef GPSPHC_ADAPTER_H
+#define GPSPHC_ADAPTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum adapter_dcd {
+	ADAPTER_DCD_UNKNOWN,	/* a driver not in the table */
+	ADAPTER_DCD_YES,	/* reports each DCD change to the discipline */
+	ADAPTER_DCD_NO,		/* never does, on this kernel */
+};
+
+/*
+ * @driver (NULL: none found) on Linux @kmajor.@kminor: whether it delivers
+ * DCD changes; *@why (may be NULL) gets a phrase saying how, or why not,
+ * or NULL for an unknown driver.
+ */
+enum adapter_dcd adapter_dcd(const char *driver, int kmajor, int kminor,
+			     const char **why);
+
+/*
+ * True for the serial core's own drivers of its port and controller
+ * devices ("port", "ctrl": Linux 6.5 on put them between a UART's tty and
+ * its device): the UART's driver is further up.
+ */
+bool adapter_serial_core_layer(const char *driver);
+
+/* The line gpsphcd logs at attach: which driver owns @tty, and DCD. */
+int adapter_attach_msg(char *buf, size_t len, const char *tty,
+		       const char *driver, int kmajor, int kminor);
+
+/*
+ * The warning, once, when no PPS edge has come @secs seconds after
+ * attach: the driver if it is known not to deliver DCD, what runs
+ * meanwhile (coarse mode), and what to do.
+ */
+int adapter_no_pps_msg(char *buf, size_t len, const char *tty,
+		       const char *driver, int kmajor, int kminor,
+		       unsigned int secs);
+
+#endif /* GPSPHC_ADAPTER_H */
