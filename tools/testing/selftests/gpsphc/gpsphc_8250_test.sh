@@ -14,7 +14,9 @@
 # changes the termios (stty: gpsphcd's DCD keeper sleeps in TIOCMIWAIT
 # and cannot turn MSI back on), after kill -9, after kill -9 and a termios
 # change, after a restart from the fd store. CLOCAL must stay set
-# throughout (a USB adapter would hang up on DCD falling).
+# throughout (a USB adapter would hang up on DCD falling). Last, a plain
+# attach as ldattach makes one (CLOCAL, TIOCSETD, nobody in TIOCMIWAIT):
+# the discipline itself must turn MSI back on after set_ldisc.
 # In the style of selftests/ptp/phc.sh.
 dir=$(dirname "$0")
 . "$dir/receiver.sh"
@@ -33,7 +35,7 @@ tty=/dev/$(cat "$EMU/tty")
 
 work=$(mktemp -d)
 cleanup() {
-	reap "${daemon:-}"
+	reap "${daemon:-}" "${holder:-}"
 	exec 9<&-
 	[ -z "$loaded" ] || rmmod gpsphc_8250emu
 	rm -rf "$work"
@@ -89,7 +91,19 @@ case_pulses() {
 	check "${1}_every_sentence" test "$s" -eq $PULSES
 }
 
-tap_plan 17
+# plain_attach SECONDS: hold the tty with the discipline attached, as
+# ldattach does (busybox has none; Python's fcntl is built in, 0x5423 is
+# TIOCSETD).
+plain_attach() {
+	stty -F "$tty" raw -echo clocal 9600
+	"$PY" -c 'import fcntl, os, struct, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_NOCTTY)
+fcntl.ioctl(fd, 0x5423, struct.pack("i", 29))
+time.sleep(int(sys.argv[2]))' "$tty" "$1" &
+	holder=$!
+}
+
+tap_plan 22
 
 exec 9<>"$tty"
 stored_gpsphcd "$work/out1" "$work/err1"
@@ -97,6 +111,8 @@ until_s 10 attached
 dev=$(dev_of_tty)
 [ -n "$dev" ] || dev=/nonexistent
 check "gpsphcd_attaches_to_the_8250_port" grep -q "attached as ${dev##*/}" "$work/err1"
+# The emulator's platform device has no driver bound: none to name.
+check "gpsphcd_says_which_driver" grep -qx "gpsphcd: ${tty#/dev/}: tty driver not found in sysfs" "$work/err1"
 until_s 5 msi_on
 check "modem_status_interrupt_on_after_attach" msi_on
 case_pulses with_gpsphcd
@@ -124,6 +140,7 @@ until_s 10 grep -q "took over" "$work/err2"
 check "restarted_gpsphcd_takes_the_device_over" grep -q "took over ${dev##*/} " "$work/err2"
 case_pulses after_restart
 check "clocal_still_set" clocal_set
+check "no_missing_pps_warning" sh -c "! grep -q 'no PPS edge in' '$work/err1' '$work/err2'"
 
 kill "$daemon"
 wait "$daemon"
@@ -131,6 +148,25 @@ daemon=
 exec 9<&-
 until_s 5 test ! -e "$dev"
 check "closing_the_stores_copy_detaches" test ! -e "$dev"
+
+# ynl.sh's Python, outside the guest's PATH
+PY=$(command -v python3 || echo /usr/bin/python3)
+if [ -x "$PY" ]; then
+	plain_attach 60
+	until_s 10 attached
+	dev=$(dev_of_tty)
+	[ -n "$dev" ] || dev=/nonexistent
+	until_s 3 msi_on
+	check "plain_attach_turns_msi_on" msi_on
+	case_pulses plain_attach
+	reap "$holder"
+	holder=
+else
+	for n in plain_attach_turns_msi_on plain_attach_every_edge plain_attach_every_sentence; do
+		tap_n=$((tap_n + 1))
+		echo "ok $tap_n $n # SKIP no python3"
+	done
+fi
 
 [ "$fails" -eq 0 ] || { sed 's/^/# err1: /' "$work/err1" | tail -n 20; sed 's/^/# err2: /' "$work/err2" | tail -n 20; }
 exit $((fails > 0))
