@@ -118,6 +118,7 @@ struct live {
 		char driver[64];	/* owner of the tty, "" if not found */
 		int kmajor, kminor;	/* the running kernel's version */
 		int64_t since;		/* CLOCK_MONOTONIC of the attach */
+		unsigned long edges;	/* DCD edges since */
 		bool said;		/* live_no_pps() spoke */
 	} adapter;
 };
@@ -676,6 +677,7 @@ static void live_pps(struct live *l, struct nlattr *nest)
 	    !tb[GPSPHC_A_PPS_REAL_NS] || !tb[GPSPHC_A_PPS_EDGE])
 		return;
 	live_seq(l, true, nla_get_u32(tb[GPSPHC_A_PPS_SEQ]));
+	l->adapter.edges++;
 	in = live_input(nla_get_u32(tb[GPSPHC_A_PPS_SEQ]),
 			nla_get_u64(tb[GPSPHC_A_PPS_RAW_NS]),
 			tb[GPSPHC_A_PPS_SECOND]);
@@ -1057,12 +1059,13 @@ static void live_adapter_probe(struct live *l)
 	log_msg(LOG_INFO, "%s", msg);
 }
 
-/* Once, LIVE_NO_PPS_S after attach with no PPS edge yet: why, and what to do. */
+/* Once, LIVE_NO_PPS_S after attach with no PPS yet: why, and what to do. */
 static void live_no_pps(struct live *l, int64_t now)
 {
 	char msg[1024];
 
-	if (l->have_pps_seq || l->adapter.said ||
+	if (!adapter_pps_missing(l->adapter.edges, LIVE_NO_PPS_S) ||
+	    l->adapter.said ||
 	    now - l->adapter.since < LIVE_NO_PPS_S * 1000000000LL)
 		return;
 	l->adapter.said = true;

@@ -91,6 +91,11 @@ bool adapter_serial_core_layer(const char *driver)
 	return !strcmp(driver, "port") || !strcmp(driver, "ctrl");
 }
 
+bool adapter_pps_missing(unsigned long edges, unsigned int secs)
+{
+	return edges < secs;
+}
+
 int adapter_attach_msg(char *buf, size_t len, const char *tty,
 		       const char *driver, int kmajor, int kminor)
 {
@@ -120,17 +125,17 @@ int adapter_no_pps_msg(char *buf, size_t len, const char *tty,
 
 	switch (adapter_dcd(driver, kmajor, kminor, &why)) {
 	case ADAPTER_DCD_NO:
-		return snprintf(buf, len, "%s: no PPS edge in %u s: its driver %s does not deliver DCD changes (%s) on Linux %d.%d; %s; for PPS use an adapter whose driver does: "
+		return snprintf(buf, len, "%s: no PPS in %u s: its driver %s does not deliver DCD changes (%s) on Linux %d.%d; %s; for PPS use an adapter whose driver does: "
 				ADAPTER_WORKING,
 				tty, secs, driver, why, kmajor, kminor,
 				ADAPTER_COARSE);
 	case ADAPTER_DCD_YES:
-		return snprintf(buf, len, "%s: no PPS edge in %u s, though its driver %s delivers DCD changes: check that the receiver's PPS output is on and wired to DCD; %s",
+		return snprintf(buf, len, "%s: no PPS in %u s, though its driver %s delivers DCD changes: check that the receiver's PPS output is on and wired to DCD; %s",
 				tty, secs, driver, ADAPTER_COARSE);
 	case ADAPTER_DCD_UNKNOWN:
 		break;
 	}
-	return snprintf(buf, len, "%s: no PPS edge in %u s; its driver %s is not known to deliver DCD changes: check the PPS wiring to DCD, or use an adapter whose driver does: "
+	return snprintf(buf, len, "%s: no PPS in %u s; its driver %s is not known to deliver DCD changes: check the PPS wiring to DCD, or use an adapter whose driver does: "
 			ADAPTER_WORKING "; %s",
 			tty, secs, driver ? driver : "(not found)",
 			ADAPTER_COARSE);

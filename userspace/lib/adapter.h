@@ -33,6 +33,14 @@ enum adapter_dcd adapter_dcd(const char *driver, int kmajor, int kminor,
  */
 bool adapter_serial_core_layer(const char *driver);
 
+/*
+ * Is the PPS missing after @secs seconds with @edges DCD edges? A PPS
+ * gives two a second; fewer than one a second is no PPS (a single edge
+ * comes from a USB adapter's first status report after the open, e.g.
+ * ftdi_sio's with DCD held high).
+ */
+bool adapter_pps_missing(unsigned long edges, unsigned int secs);
+
 /* The line gpsphcd logs at attach: which driver owns @tty, and DCD. */
 int adapter_attach_msg(char *buf, size_t len, const char *tty,
 		       const char *driver, int kmajor, int kminor);

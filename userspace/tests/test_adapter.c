@@ -71,6 +71,17 @@ TEST(serial_core_layers)
 	EXPECT_FALSE(adapter_serial_core_layer("ftdi_sio"));
 }
 
+TEST(pps_missing)
+{
+	EXPECT_TRUE(adapter_pps_missing(0, 5));
+	/* ftdi_sio's first status after the open, DCD high: one edge. */
+	EXPECT_TRUE(adapter_pps_missing(1, 5));
+	EXPECT_TRUE(adapter_pps_missing(4, 5));
+	EXPECT_FALSE(adapter_pps_missing(5, 5));
+	/* A PPS: two edges a second. */
+	EXPECT_FALSE(adapter_pps_missing(10, 5));
+}
+
 TEST(attach_messages)
 {
 	char buf[512];
@@ -96,15 +107,15 @@ TEST(no_pps_messages)
 	char buf[1024];
 
 	adapter_no_pps_msg(buf, sizeof(buf), "ttyUSB1", "cp210x", 6, 12, 5);
-	EXPECT_STREQ("ttyUSB1: no PPS edge in 5 s: its driver cp210x does not deliver DCD changes (its modem-status events are unimplemented) on Linux 6.12; coarse mode is running: the clock follows the NMEA sentences, good to milliseconds; for PPS use an adapter whose driver does: FTDI (ftdi_sio), Prolific PL2303 (pl2303), WCH CH340/CH341 (ch341), a CDC-ACM receiver on Linux 6.6 or later (cdc_acm), or a UART's DCD pin (8250, pl011)", buf);
+	EXPECT_STREQ("ttyUSB1: no PPS in 5 s: its driver cp210x does not deliver DCD changes (its modem-status events are unimplemented) on Linux 6.12; coarse mode is running: the clock follows the NMEA sentences, good to milliseconds; for PPS use an adapter whose driver does: FTDI (ftdi_sio), Prolific PL2303 (pl2303), WCH CH340/CH341 (ch341), a CDC-ACM receiver on Linux 6.6 or later (cdc_acm), or a UART's DCD pin (8250, pl011)", buf);
 	adapter_no_pps_msg(buf, sizeof(buf), "ttyACM0", "cdc_acm", 6, 1, 5);
-	EXPECT_STREQ("ttyACM0: no PPS edge in 5 s: its driver cdc_acm does not deliver DCD changes (only from Linux 6.6 on) on Linux 6.1; coarse mode is running: the clock follows the NMEA sentences, good to milliseconds; for PPS use an adapter whose driver does: FTDI (ftdi_sio), Prolific PL2303 (pl2303), WCH CH340/CH341 (ch341), a CDC-ACM receiver on Linux 6.6 or later (cdc_acm), or a UART's DCD pin (8250, pl011)", buf);
+	EXPECT_STREQ("ttyACM0: no PPS in 5 s: its driver cdc_acm does not deliver DCD changes (only from Linux 6.6 on) on Linux 6.1; coarse mode is running: the clock follows the NMEA sentences, good to milliseconds; for PPS use an adapter whose driver does: FTDI (ftdi_sio), Prolific PL2303 (pl2303), WCH CH340/CH341 (ch341), a CDC-ACM receiver on Linux 6.6 or later (cdc_acm), or a UART's DCD pin (8250, pl011)", buf);
 	adapter_no_pps_msg(buf, sizeof(buf), "ttyUSB0", "ftdi_sio", 6, 12, 5);
-	EXPECT_STREQ("ttyUSB0: no PPS edge in 5 s, though its driver ftdi_sio delivers DCD changes: check that the receiver's PPS output is on and wired to DCD; coarse mode is running: the clock follows the NMEA sentences, good to milliseconds", buf);
+	EXPECT_STREQ("ttyUSB0: no PPS in 5 s, though its driver ftdi_sio delivers DCD changes: check that the receiver's PPS output is on and wired to DCD; coarse mode is running: the clock follows the NMEA sentences, good to milliseconds", buf);
 	adapter_no_pps_msg(buf, sizeof(buf), "ttyX0", "xyz", 6, 12, 5);
-	EXPECT_STREQ("ttyX0: no PPS edge in 5 s; its driver xyz is not known to deliver DCD changes: check the PPS wiring to DCD, or use an adapter whose driver does: FTDI (ftdi_sio), Prolific PL2303 (pl2303), WCH CH340/CH341 (ch341), a CDC-ACM receiver on Linux 6.6 or later (cdc_acm), or a UART's DCD pin (8250, pl011); coarse mode is running: the clock follows the NMEA sentences, good to milliseconds", buf);
+	EXPECT_STREQ("ttyX0: no PPS in 5 s; its driver xyz is not known to deliver DCD changes: check the PPS wiring to DCD, or use an adapter whose driver does: FTDI (ftdi_sio), Prolific PL2303 (pl2303), WCH CH340/CH341 (ch341), a CDC-ACM receiver on Linux 6.6 or later (cdc_acm), or a UART's DCD pin (8250, pl011); coarse mode is running: the clock follows the NMEA sentences, good to milliseconds", buf);
 	adapter_no_pps_msg(buf, sizeof(buf), "ttyS1", NULL, 6, 12, 5);
-	EXPECT_STREQ("ttyS1: no PPS edge in 5 s; its driver (not found) is not known to deliver DCD changes: check the PPS wiring to DCD, or use an adapter whose driver does: FTDI (ftdi_sio), Prolific PL2303 (pl2303), WCH CH340/CH341 (ch341), a CDC-ACM receiver on Linux 6.6 or later (cdc_acm), or a UART's DCD pin (8250, pl011); coarse mode is running: the clock follows the NMEA sentences, good to milliseconds", buf);
+	EXPECT_STREQ("ttyS1: no PPS in 5 s; its driver (not found) is not known to deliver DCD changes: check the PPS wiring to DCD, or use an adapter whose driver does: FTDI (ftdi_sio), Prolific PL2303 (pl2303), WCH CH340/CH341 (ch341), a CDC-ACM receiver on Linux 6.6 or later (cdc_acm), or a UART's DCD pin (8250, pl011); coarse mode is running: the clock follows the NMEA sentences, good to milliseconds", buf);
 	/* Cut to the buffer, NUL-terminated, the full length returned. */
 	EXPECT_LT(100, adapter_no_pps_msg(buf, 8, "ttyS1", NULL, 6, 12, 5));
 	EXPECT_STREQ("ttyS1: ", buf);
