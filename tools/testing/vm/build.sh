@@ -141,6 +141,22 @@ case $veth in
 *.zst) zstd -qdc "$veth" >"$STAGE/lib/modules/$KVER/veth.ko" ;;
 *) cp "$veth" "$STAGE/lib/modules/$KVER/veth.ko" ;;
 esac
+# GPSPHC_VM_USB_SERIAL=1 (with run.sh's): the USB host and serial modules,
+# decompressed, and their load order, for gpsphc_usb_serial_test.sh.
+if [ "${GPSPHC_VM_USB_SERIAL:-0}" = 1 ]; then
+	mkdir -p "$STAGE/lib/modules/$KVER/usb"
+	order="usb-common usbcore xhci-hcd xhci-pci usbserial ftdi_sio"
+	for m in $order; do
+		f=$(find "$KROOT/lib/modules/$KVER" "$KROOT/usr/lib/modules/$KVER" -name "$m.ko*" 2>/dev/null | head -n 1)
+		case $f in
+		'') die "no $m module for $KVER (GPSPHC_VM_USB_SERIAL=1)" ;;
+		*.xz) xz -dc "$f" ;;
+		*.zst) zstd -qdc "$f" ;;
+		*) cat "$f" ;;
+		esac >"$STAGE/lib/modules/$KVER/usb/$m.ko"
+	done
+	echo "$order" >"$STAGE/lib/modules/$KVER/usb/order"
+fi
 ln -s ../run "$STAGE/var/run"
 cp "$TOP/userspace/examples/ptp4l-gm.conf" "$TOP/userspace/examples/ts2phc-gpsphc.conf" "$STAGE/tests/"
 for p in $progs; do

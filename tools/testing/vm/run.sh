@@ -29,12 +29,26 @@ lock=gpsphc-vm.lock
 [ "${GPSPHC_VM_UNTIMED:-0}" = 1 ] && lock=gpsphc-vm-untimed.lock
 # GPSPHC_VM_CPUS: the host CPUs the guest may run on (make check gives
 # each lane a core of its own).
+# GPSPHC_VM_USB_SERIAL=1: QEMU's USB serial adapter (an FTDI, which the
+# guest's ftdi_sio drives) on an xHCI controller, its data crossed over a
+# socket with a second 16550 (the guest's ttyS1): what the guest writes to
+# ttyS1 arrives on ttyUSB0 (gpsphc_usb_serial_test.sh; build.sh stages
+# the modules with the same switch).
+usb=
+if [ "${GPSPHC_VM_USB_SERIAL:-0}" = 1 ]; then
+	sock=$OUT/usb-serial.sock
+	rm -f "$sock"
+	usb="-device qemu-xhci,id=xhci -chardev socket,id=usbser,path=$sock,server=on,wait=off"
+	usb="$usb -device usb-serial,bus=xhci.0,chardev=usbser"
+	usb="$usb -chardev socket,id=s1,path=$sock,reconnect=1 -serial chardev:s1"
+fi
 exec 9>"${TMPDIR:-/tmp}/$lock"
 flock 9
 set +e
+# shellcheck disable=SC2086 # $usb is several arguments
 timeout -k 5 "$TIMEOUT" ${GPSPHC_VM_CPUS:+taskset -c "$GPSPHC_VM_CPUS"} \
 	qemu-system-x86_64 -accel tcg,thread=single -cpu max -smp 2 -m 1024 \
-	-nographic -no-reboot -nodefaults -serial stdio \
+	-nographic -no-reboot -nodefaults -serial stdio $usb \
 	-kernel "$CACHE/kernel-$KVER/boot/vmlinuz-$KVER" -initrd "$OUT/initramfs.cpio.gz" \
 	-append "console=ttyS0 slub_debug=FZPU loglevel=3 panic=-1 oops=panic gpsphc.mode=$MODE" \
 	</dev/null | tr -d '\r' | tee "$log"
