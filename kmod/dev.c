@@ -200,7 +200,7 @@ struct gpsphc_dev *gpsphc_dev_attach(struct tty_struct *tty)
 	strscpy(gdev->tty_name, tty->name, sizeof(gdev->tty_name));
 	INIT_LIST_HEAD(&gdev->node);
 	gdev->edge = GPSPHC_EDGE_RISING;
-	gpsphc_events_init(gdev);
+	gpsphc_events_init(gdev, &gpsphc_clock_input);
 	gpsphc_rx_init(gdev);
 	gpsphc_phc_init(gdev);
 	gpsphc_servo_glue_init(gdev);

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gpsphc: the one queue of a device's notifications. Capture posts its
- * PPS edges (from the DCD interrupt: queued, sent by a worker) and its
- * sentences (from the receive path: sent at once, after the edges queued
- * before them), the clock posts its state changes; the sink that the
- * interface layer registers (netlink) sends them. Nothing here knows a
- * netlink type, and nothing below the interfaces calls up into them.
+ * gpsphc: the one queue of a device's inputs and notifications. Capture
+ * posts its PPS edges (from the DCD interrupt: queued, and handed on by a
+ * worker in process context) and its sentences (from the receive path:
+ * handed on at once, after the edges queued before them). Each input goes
+ * to the clock first, which counts it and steers by it (the input
+ * handlers dev.c gives each device), then its notification to the sink
+ * that the interface layer registers (netlink); the clock posts its state
+ * changes. Nothing here knows a netlink type or the servo, and nothing
+ * below calls up into them but through those two.
  */
 
 #include <linux/mutex.h>
@@ -29,13 +32,12 @@ void gpsphc_events_set_sink(const struct gpsphc_event_sink *sink)
 }
 
 /*
- * Someone listened when the sink was last asked. Asking (for netlink,
- * genl_has_listeners()) was 180 ns of a 1.05 us DCD path with a listener
- * in the test VM: while the answer was yes it is not asked again on the
- * DCD path. Set when the sink says yes, cleared by the worker when it
- * says no. Never a lost notification: a "no" here is always asked again,
- * and a stale "yes" only queues an edge that the sink, which asks again
- * when it sends, drops.
+ * Someone listened when the sink was last asked (for netlink,
+ * genl_has_listeners(), 180 ns in the test VM): while the answer was yes
+ * it is not asked again for each input. Set when the sink says yes,
+ * cleared by the worker when it says no. Never a lost notification: a
+ * "no" here is always asked again, and a stale "yes" only builds a
+ * notification that the sink, which asks again when it sends, drops.
  */
 static bool gpsphc_events_listened;
 
@@ -53,7 +55,10 @@ static bool gpsphc_events_wanted(void)
 	return true;
 }
 
-/* Send every queued edge, in capture order. */
+/*
+ * Hand every queued edge to the clock, then its notification to the sink
+ * if anyone listens, in capture order.
+ */
 static void gpsphc_events_flush_locked(struct gpsphc_dev *gdev)
 {
 	struct gpsphc_events *q = &gdev->events;
@@ -72,8 +77,28 @@ static void gpsphc_events_flush_locked(struct gpsphc_dev *gdev)
 		q->len--;
 		spin_unlock_irqrestore(&q->lock, flags);
 
-		gpsphc_sink->pps(gdev, &ev);
+		/* The clock first: the notification says what it counted. */
+		if (ev.assert)
+			q->input->edge(gdev, &ev);
+		if (gpsphc_events_wanted())
+			gpsphc_sink->pps(gdev, &ev);
 	}
+}
+
+/**
+ * gpsphc_events_flush() - hand the edges captured so far on, now
+ * @gdev: the device
+ *
+ * For the clock's own requests (a label, a tick), so that it sees every
+ * edge captured before them first.
+ *
+ * Context: process; takes the queue's order (before servo_lock).
+ */
+void gpsphc_events_flush(struct gpsphc_dev *gdev)
+{
+	mutex_lock(&gdev->events.order);
+	gpsphc_events_flush_locked(gdev);
+	mutex_unlock(&gdev->events.order);
 }
 
 static void gpsphc_events_work(struct work_struct *work)
@@ -106,36 +131,40 @@ static void gpsphc_events_work(struct work_struct *work)
 /**
  * gpsphc_events_init() - set up the queue of a new device
  * @gdev: the device, before anything can reach it
+ * @input: the clock's handlers, which every input reaches first
  */
-void gpsphc_events_init(struct gpsphc_dev *gdev)
+void gpsphc_events_init(struct gpsphc_dev *gdev,
+			const struct gpsphc_clock_input *input)
 {
 	struct gpsphc_events *q = &gdev->events;
 
+	q->input = input;
 	spin_lock_init(&q->lock);
 	mutex_init(&q->order);
 	INIT_DELAYED_WORK(&q->work, gpsphc_events_work);
 }
 
 /**
- * gpsphc_events_post_pps() - queue a DCD edge's notification
+ * gpsphc_events_queue_edge() - queue a DCD edge for the clock and listeners
  * @gdev: the device
- * @ev: the edge, with what the servo made of it
+ * @ev: the edge as captured
  *
  * The worker is not woken from here: that wake-up was most of the DCD
  * path's cost (1.2-1.6 us of it in the test VM, 0.9 without). A timer
- * runs it at the next tick: a few ms are nothing to a label, and the
- * receive path sends the queue before any sentence anyway.
+ * runs it at the next tick: the clock's correction applies from the
+ * edge's capture all the same unless the clock was read meanwhile (see
+ * gpsphc_phc_change_from_locked()), a few ms are nothing to a label, and
+ * the receive path, a label and the servo's tick empty the queue first
+ * anyway.
  *
  * Context: the DCD interrupt.
  */
-void gpsphc_events_post_pps(struct gpsphc_dev *gdev,
-			    const struct gpsphc_pps_event *ev)
+void gpsphc_events_queue_edge(struct gpsphc_dev *gdev,
+			      const struct gpsphc_pps_event *ev)
 {
 	struct gpsphc_events *q = &gdev->events;
 	unsigned long flags;
 
-	if (!gpsphc_events_wanted())
-		return;
 	spin_lock_irqsave(&q->lock, flags);
 	if (q->dead) {
 		/* detaching: nothing may queue the work any more */
@@ -154,7 +183,7 @@ void gpsphc_events_post_pps(struct gpsphc_dev *gdev,
  * gpsphc_events_post_state() - the servo's state changed: notify it
  * @gdev: the device
  *
- * Context: any; the clock calls it under phc_lock.
+ * Context: any; the clock calls it under servo_lock.
  */
 void gpsphc_events_post_state(struct gpsphc_dev *gdev)
 {
@@ -175,9 +204,9 @@ void gpsphc_events_post_state(struct gpsphc_dev *gdev)
  * gpsphc_events_rx_begin() - the receive path is about to frame a chunk
  * @gdev: the device
  *
- * Sends the edges captured before the chunk, so that listeners see edges
- * and sentences in the order they happened, and holds the order until
- * gpsphc_events_rx_end().
+ * Hands on the edges captured before the chunk, so that the clock and
+ * listeners see edges and sentences in the order they happened, and holds
+ * the order until gpsphc_events_rx_end().
  *
  * Context: the tty receive path.
  */
@@ -197,24 +226,26 @@ void gpsphc_events_rx_end(struct gpsphc_dev *gdev)
 }
 
 /**
- * gpsphc_events_sentence() - notify a framed sentence
+ * gpsphc_events_sentence() - a framed sentence, for the clock and listeners
  * @gdev: the device
  * @s: the sentence
- * @count: what the servo made of it
  *
  * Context: the receive path, between gpsphc_events_rx_begin() and _end().
  */
 void gpsphc_events_sentence(struct gpsphc_dev *gdev,
-			    const struct gpsphc_sentence *s,
-			    const struct gpsphc_count *count)
+			    const struct gpsphc_sentence *s)
 {
+	struct gpsphc_count count;
+
 	lockdep_assert_held(&gdev->events.order);
+	/* The clock first: the notification says what it counted. */
+	gdev->events.input->sentence(gdev, s, &count);
 	if (gpsphc_events_wanted())
-		gpsphc_sink->sentence(gdev, s, count);
+		gpsphc_sink->sentence(gdev, s, &count);
 }
 
 /**
- * gpsphc_events_dropped() - edges not notified because the queue was full
+ * gpsphc_events_dropped() - edges lost because the queue was full
  * @gdev: the device
  *
  * Return: the count since attach.

@@ -83,6 +83,7 @@
 #include "servo.h"
 #include "uapi/linux/gpsphc.h"
 
+struct gpsphc_clock_input;
 struct gpsphc_dev;
 struct pps_device;
 struct sk_buff;
@@ -222,25 +223,32 @@ struct gpsphc_pps_event {
 /* The clock's rate range, for the servo and adjfine: 500 ppm. */
 #define GPSPHC_MAX_ADJ_PPB	500000
 
-/* Edges waiting for the notification worker; 16 s of pulses at 1 Hz. */
+/* Edges waiting for the queue's worker; 32 s of pulses at 1 Hz. */
 #define GPSPHC_PPS_QUEUE_LEN	32
 
 /**
- * struct gpsphc_events - the one queue of a device's notifications
+ * struct gpsphc_events - the one queue of a device's inputs and
+ *	notifications
+ * @input:	the clock, which gets every input before its notification
+ *		goes out; set at init
  * @lock:	protects the fields down to @state_due; the DCD interrupt
- *		takes it, and the clock under phc_lock (never the reverse)
+ *		takes it, the clock under servo_lock (never the reverse)
  * @dead:	detaching: nothing is queued, and the work not queued, any
  *		more
- * @queue:	PPS edges waiting for @work
+ * @queue:	PPS edges captured, waiting for the clock and their
+ *		notification
  * @head:	oldest entry of @queue
  * @len:	entries in @queue
- * @dropped:	edges not notified because @queue was full
+ * @dropped:	edges lost because @queue was full: neither counted by the
+ *		servo nor notified
  * @state_due:	a state notification waits for @work
- * @order:	notifications leave in capture order: @work and the receive
- *		path hold it while they send
- * @work:	sends the queued edges, a tick after the first, and the state
+ * @order:	inputs reach the clock, and notifications leave, in capture
+ *		order: whoever empties @queue, and the receive path, hold it
+ * @work:	empties @queue a tick after the edge that found it empty, and
+ *		sends the state
  */
 struct gpsphc_events {
+	const struct gpsphc_clock_input *input;
 	spinlock_t lock;	/* the DCD interrupt takes it */
 	bool dead;
 	struct gpsphc_pps_event queue[GPSPHC_PPS_QUEUE_LEN];
@@ -250,6 +258,25 @@ struct gpsphc_events {
 	bool state_due;
 	struct mutex order;	/* notifications leave in order */
 	struct delayed_work work;
+};
+
+/**
+ * struct gpsphc_clock_input - what the clock does with each input
+ * @edge:	an on-time edge; fills in @ev->count. Process context (the
+ *		event queue's worker, or whoever flushes the queue).
+ * @sentence:	a framed sentence; fills in @count. The receive path.
+ *
+ * dev.c gives the clock's (gpsphc_clock_input, servo_glue.c) to each
+ * device's event queue, which calls it for every input before the
+ * input's notification: capture hands inputs to the clock only through
+ * the queue, and the clock runs in process context, never in the
+ * interrupt.
+ */
+struct gpsphc_clock_input {
+	void (*edge)(struct gpsphc_dev *gdev, struct gpsphc_pps_event *ev);
+	void (*sentence)(struct gpsphc_dev *gdev,
+			 const struct gpsphc_sentence *s,
+			 struct gpsphc_count *count);
 };
 
 /**
@@ -305,12 +332,11 @@ struct gpsphc_event_sink {
  * @ptp:	the PTP clock (/dev/ptpN); set and cleared under @phc_lock,
  *		by gpsphc_ptp_register() and gpsphc_ptp_unregister() only
  * @ptp_id:	N of /dev/ptpN, kept for readers racing with detach
- * @phc_lock:	protects every field from @phc_base_raw to
- *		@labels_while_off: the clock's time base, scale, leap
- *		second, the servo (which names every input by its seq) and
- *		its settings; the DCD interrupt and the receive path take it, and
- *		each function named *_locked asserts it (lockdep) unless it
- *		works on a structure it is handed rather than the device
+ * @phc_lock:	protects the clock's time base, the fields from
+ *		@phc_base_raw to @phc_dead, and @ptp; the DCD interrupt takes
+ *		it for EXTTS, readers of the clock to read it, the servo
+ *		only to read and change the time base. Each function of
+ *		phc.c named *_locked asserts it (lockdep).
  * @phc_base_raw: CLOCK_MONOTONIC_RAW ns of the time base
  * @phc_base_ns: the clock's TAI ns at @phc_base_raw
  * @phc_adj:	rate correction, 2^-16 ppb
@@ -323,11 +349,18 @@ struct gpsphc_event_sink {
  * @tai_utc:	TAI - UTC, seconds
  * @leap:	enum gpsphc_leap, pending
  * @leap_utc:	POSIX seconds of the midnight ending the leap day
+ * @phc_dead:	detaching: sysfs stores fail with ENODEV
+ * @servo_lock:	protects the servo: the fields from @step_ns to
+ *		@labels_while_off, the servo's settings among them. Taken
+ *		in process context only (the event queue's worker, the
+ *		receive path, netlink, sysfs, the PTP core's ops and aux
+ *		worker), before phc_lock. The time base fields the servo
+ *		sets (@scale, @tai_utc, @leap, @leap_utc) are written under
+ *		both. Functions of servo_glue.c named *_locked assert it.
  * @step_ns:	offsets above this are stepped, not slewed
  * @confirm_n:	labels needed to move the kernel's count
  * @rx_latency_ns: coarse mode: receiver's second to first sentence start
  * @servo_off:	the servo leaves the clock alone (GPSPHC_A_DEV_SERVO_OFF)
- * @phc_dead:	detaching: sysfs stores fail with ENODEV
  * @servo:	the servo's state (servo.h)
  * @servo_out:	what the servo said last (state, offset, RMS, holdover)
  * @utc_pending: how far a change of TAI - UTC or leap is confirmed
@@ -369,11 +402,12 @@ struct gpsphc_dev {
 	u32 tai_utc;
 	u32 leap;
 	u64 leap_utc;
+	bool phc_dead;
+	struct mutex servo_lock;	/* before phc_lock */
 	u64 step_ns;
 	u32 confirm_n;
 	u64 rx_latency_ns;
 	bool servo_off;
-	bool phc_dead;
 	struct gpsphc_servo servo;
 	struct gpsphc_servo_out servo_out;
 	struct gpsphc_servo_confirm utc_pending;
@@ -422,13 +456,13 @@ u64 gpsphc_phc_change_from_locked(struct gpsphc_dev *gdev, u64 raw);
 void gpsphc_phc_set_adj_locked(struct gpsphc_dev *gdev, u64 raw, s64 adj);
 void gpsphc_phc_step_locked(struct gpsphc_dev *gdev, u64 raw, s64 delta_ns);
 void gpsphc_phc_leap_retire_locked(struct gpsphc_dev *gdev, s64 tai);
-void gpsphc_phc_extts_event_locked(struct gpsphc_dev *gdev, u64 raw);
+void gpsphc_phc_extts_event(struct gpsphc_dev *gdev, u64 raw);
 
 /*
- * What every on-time edge asks of the clock, under phc_lock in the DCD
- * interrupt, is inline: the time base's arithmetic, and the checks that
- * find nothing to do (no leap second pending, no EXTTS channel on), which
- * then cost neither a call nor the TAI time they would be handed.
+ * What every on-time edge asks of the clock is inline: the time base's
+ * arithmetic, and the checks that find nothing to do (no leap second
+ * pending, no EXTTS channel on), which then cost neither a call nor the
+ * TAI time they would be handed.
  */
 
 /* adj units per ppb: 2^-16 ppb resolution, as scaled_ppm has 2^-16 ppm. */
@@ -480,17 +514,18 @@ static inline void gpsphc_phc_leap_done_locked(struct gpsphc_dev *gdev,
 }
 
 /**
- * gpsphc_phc_extts_locked() - report an on-time edge as an EXTTS event
+ * gpsphc_phc_extts() - report an on-time edge as an EXTTS event
  * @gdev: the device
  * @raw: the edge's CLOCK_MONOTONIC_RAW timestamp
  *
- * Context: the DCD interrupt, phc_lock held.
+ * With the channel off, as it mostly is, this costs no lock.
+ *
+ * Context: the DCD interrupt.
  */
-static inline void gpsphc_phc_extts_locked(struct gpsphc_dev *gdev, u64 raw)
+static inline void gpsphc_phc_extts(struct gpsphc_dev *gdev, u64 raw)
 {
-	lockdep_assert_held(&gdev->phc_lock);
-	if (gdev->extts_on && gdev->ptp)
-		gpsphc_phc_extts_event_locked(gdev, raw);
+	if (READ_ONCE(gdev->extts_on))
+		gpsphc_phc_extts_event(gdev, raw);
 }
 
 /* ptp.c */
@@ -498,12 +533,8 @@ int gpsphc_ptp_register(struct gpsphc_dev *gdev);
 void gpsphc_ptp_unregister(struct gpsphc_dev *gdev);
 
 /* servo_glue.c */
+extern const struct gpsphc_clock_input gpsphc_clock_input;
 void gpsphc_servo_glue_init(struct gpsphc_dev *gdev);
-void gpsphc_servo_glue_edge(struct gpsphc_dev *gdev, u64 raw, u32 seq,
-			    struct gpsphc_count *count);
-void gpsphc_servo_glue_sentence(struct gpsphc_dev *gdev,
-				const struct gpsphc_sentence *s,
-				struct gpsphc_count *count);
 void gpsphc_servo_glue_tick(struct gpsphc_dev *gdev);
 void gpsphc_servo_glue_reset_locked(struct gpsphc_dev *gdev);
 enum gpsphc_label_verdict
@@ -528,15 +559,16 @@ void gpsphc_rx_flushed(struct gpsphc_dev *gdev);
 
 /* events.c */
 void gpsphc_events_set_sink(const struct gpsphc_event_sink *sink);
-void gpsphc_events_init(struct gpsphc_dev *gdev);
-void gpsphc_events_post_pps(struct gpsphc_dev *gdev,
-			    const struct gpsphc_pps_event *ev);
+void gpsphc_events_init(struct gpsphc_dev *gdev,
+			const struct gpsphc_clock_input *input);
+void gpsphc_events_queue_edge(struct gpsphc_dev *gdev,
+			      const struct gpsphc_pps_event *ev);
+void gpsphc_events_flush(struct gpsphc_dev *gdev);
 void gpsphc_events_post_state(struct gpsphc_dev *gdev);
 void gpsphc_events_rx_begin(struct gpsphc_dev *gdev);
 void gpsphc_events_rx_end(struct gpsphc_dev *gdev);
 void gpsphc_events_sentence(struct gpsphc_dev *gdev,
-			    const struct gpsphc_sentence *s,
-			    const struct gpsphc_count *count);
+			    const struct gpsphc_sentence *s);
 u64 gpsphc_events_dropped(struct gpsphc_dev *gdev);
 void gpsphc_events_stop(struct gpsphc_dev *gdev);
 

@@ -173,24 +173,31 @@ void gpsphc_phc_leap_retire_locked(struct gpsphc_dev *gdev, s64 tai)
 }
 
 /**
- * gpsphc_phc_extts_event_locked() - report an on-time edge as EXTTS
- * @gdev: the device, its EXTTS channel on
+ * gpsphc_phc_extts_event() - report an on-time edge as EXTTS
+ * @gdev: the device
  * @raw: the edge's CLOCK_MONOTONIC_RAW timestamp
  *
- * The out-of-line half of gpsphc_phc_extts_locked().
+ * The out-of-line half of gpsphc_phc_extts(): the clock's time at the
+ * edge, as it reads now (the servo corrects it later, in process
+ * context; a correction then applies from this read on, so the event
+ * and the clock agree).
  *
- * Context: the DCD interrupt, phc_lock held.
+ * Context: the DCD interrupt.
  */
-void gpsphc_phc_extts_event_locked(struct gpsphc_dev *gdev, u64 raw)
+void gpsphc_phc_extts_event(struct gpsphc_dev *gdev, u64 raw)
 {
 	struct ptp_clock_event ev = {
 		.type = PTP_CLOCK_EXTTS,
 		.index = 0,
 	};
+	unsigned long flags;
 
-	lockdep_assert_held(&gdev->phc_lock);
-	ev.timestamp = gpsphc_phc_read_locked(gdev, raw);
-	ptp_clock_event(gdev->ptp, &ev);
+	spin_lock_irqsave(&gdev->phc_lock, flags);
+	if (gdev->extts_on && gdev->ptp) {
+		ev.timestamp = gpsphc_phc_read_locked(gdev, raw);
+		ptp_clock_event(gdev->ptp, &ev);
+	}
+	spin_unlock_irqrestore(&gdev->phc_lock, flags);
 }
 
 /**

@@ -2,8 +2,10 @@
 /*
  * gpsphc: PPS edges on DCD. Each edge is timestamped once, first thing in
  * the DCD interrupt, and that one timestamp goes to every consumer: the
- * standard PPS source (/dev/ppsN, as pps-ldisc would feed it), the servo
- * (an on-time edge) and the device's notifications (events.c).
+ * standard PPS source (/dev/ppsN, as pps-ldisc would feed it), EXTTS
+ * (/dev/ptpN), and through the device's queue (events.c) the servo (an
+ * on-time edge) and the notifications. The interrupt does what pps-ldisc
+ * does and no more: the servo runs in process context.
  */
 
 #include <linux/pps_kernel.h>
@@ -73,12 +75,13 @@ void gpsphc_pps_set_edge(struct gpsphc_dev *gdev, enum gpsphc_edge edge)
  * @snap: the timestamps taken on entry to dcd_change
  * @active: the new DCD level
  *
- * The edge gets its identity, its seq, here; the servo counts it (an
- * on-time edge) before its notification is queued, so the notification
- * says what the servo made of it and a label sent on it finds it. The
- * seq and the count of edges take no lock: the tty drivers report one
- * edge at a time, and the cmpxchg keeps each seq given once even to a
- * driver that did not.
+ * The edge gets its identity, its seq, here, goes to /dev/ppsN and (an
+ * on-time edge) to EXTTS in the clock's time as it reads at the edge, and
+ * is queued for the servo, which counts it before its notification goes
+ * out, so the notification says what the servo made of it and a label
+ * sent on it finds it. The seq and the count of edges take no lock: the
+ * tty drivers report one edge at a time, and the cmpxchg keeps each seq
+ * given once even to a driver that did not.
  *
  * Context: the UART's interrupt, port lock held: one edge at a time.
  */
@@ -106,6 +109,6 @@ void gpsphc_pps_capture(struct gpsphc_dev *gdev,
 	pps_event(gdev->pps, &ts, ev.assert ? PPS_CAPTUREASSERT : PPS_CAPTURECLEAR,
 		  NULL);
 	if (ev.assert)
-		gpsphc_servo_glue_edge(gdev, ev.raw_ns, ev.seq, &ev.count);
-	gpsphc_events_post_pps(gdev, &ev);
+		gpsphc_phc_extts(gdev, ev.raw_ns);
+	gpsphc_events_queue_edge(gdev, &ev);
 }

@@ -3,8 +3,10 @@
  * gpsphc: /dev/ptpN, the PTP clock's interface to its users. Reads come
  * from the time base (phc.c) under phc_lock, with the system time from the
  * same instant; a user who sets, steps or slews the clock takes it from
- * the servo, which then waits for a label (servo_glue.c); the PTP core's
- * aux worker lets the servo see time pass.
+ * the servo, which then waits for a label (servo_glue.c): those hold
+ * servo_lock, so the PTP core must call them in process context, as it
+ * does for clock_settime() and clock_adjtime(). The PTP core's aux worker
+ * lets the servo see time pass.
  */
 
 #include <linux/ptp_clock_kernel.h>
@@ -61,14 +63,17 @@ static void gpsphc_ptp_step(struct gpsphc_dev *gdev,
 	unsigned long flags;
 	u64 raw;
 
+	/* No edge may steer the clock between the step and the reset. */
+	mutex_lock(&gdev->servo_lock);
 	spin_lock_irqsave(&gdev->phc_lock, flags);
 	raw = ktime_get_raw_ns();
 	if (to)
 		delta = timespec64_to_ns(to) - gpsphc_phc_read_locked(gdev, raw);
 	gpsphc_phc_step_locked(gdev, raw, delta);
+	spin_unlock_irqrestore(&gdev->phc_lock, flags);
 	/* A user moved the clock: the servo's count no longer holds. */
 	gpsphc_servo_glue_reset_locked(gdev);
-	spin_unlock_irqrestore(&gdev->phc_lock, flags);
+	mutex_unlock(&gdev->servo_lock);
 }
 
 static int gpsphc_ptp_settime64(struct ptp_clock_info *info,
@@ -88,6 +93,7 @@ static int gpsphc_ptp_adjfine(struct ptp_clock_info *info, long scaled_ppm)
 {
 	struct gpsphc_dev *gdev = to_gpsphc_dev_ptp(info);
 	unsigned long flags;
+	bool changed;
 
 	/*
 	 * The PTP core reports the last frequency a user set (0 at first),
@@ -95,15 +101,19 @@ static int gpsphc_ptp_adjfine(struct ptp_clock_info *info, long scaled_ppm)
 	 * they open a clock, even a source. Writing back that same value
 	 * changes nothing, so it must not stop the servo either.
 	 */
+	mutex_lock(&gdev->servo_lock);
 	spin_lock_irqsave(&gdev->phc_lock, flags);
-	if (scaled_ppm != gdev->user_scaled_ppm) {
+	changed = scaled_ppm != gdev->user_scaled_ppm;
+	if (changed) {
 		gdev->user_scaled_ppm = scaled_ppm;
 		/* 2^-16 ppm is 1000 times 2^-16 ppb. */
 		gpsphc_phc_set_adj_locked(gdev, ktime_get_raw_ns(),
 					  (s64)scaled_ppm * 1000);
-		gpsphc_servo_glue_reset_locked(gdev);
 	}
 	spin_unlock_irqrestore(&gdev->phc_lock, flags);
+	if (changed)
+		gpsphc_servo_glue_reset_locked(gdev);
+	mutex_unlock(&gdev->servo_lock);
 	return 0;
 }
 
@@ -132,7 +142,7 @@ static int gpsphc_ptp_enable(struct ptp_clock_info *info,
 		      PTP_RISING_EDGE : PTP_FALLING_EDGE))
 		return -EOPNOTSUPP;
 	spin_lock_irqsave(&gdev->phc_lock, flags);
-	gdev->extts_on = on;
+	WRITE_ONCE(gdev->extts_on, on);
 	spin_unlock_irqrestore(&gdev->phc_lock, flags);
 	return 0;
 }

@@ -26,11 +26,7 @@ static u32 gpsphc_byte_ns(struct tty_struct *tty)
 
 static void gpsphc_rx_emit(void *ctx, const struct gpsphc_sentence *s)
 {
-	struct gpsphc_count count;
-
-	/* The servo first: the notification says what it counted. */
-	gpsphc_servo_glue_sentence(ctx, s, &count);
-	gpsphc_events_sentence(ctx, s, &count);
+	gpsphc_events_sentence(ctx, s);
 }
 
 /**

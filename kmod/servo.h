@@ -8,8 +8,8 @@
  * the gpsphc line discipline and into the host tests and the benchmark
  * (tools/testing/host/). It does no locking: the caller
  * embeds a struct gpsphc_servo per device and serialises every call on it,
- * and every read of its fields, under one lock (the DCD interrupt path
- * calls gpsphc_servo_edge(), so a spinlock with interrupts off).
+ * and every read of its fields, under one lock (the module's servo_lock,
+ * a mutex: the servo runs in process context, never in an interrupt).
  *
  * The clock the servo steers is CLOCK_MONOTONIC_RAW through a rate and an
  * offset, kept by the caller:

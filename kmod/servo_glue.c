@@ -1,10 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gpsphc: between the servo (servo.c, pure) and the clock (phc.c). Feeds
- * the servo every on-time edge and every label, applies what it asks for
- * to the clock, keeps the labels' TAI - UTC and leap second, and turns
- * state changes into notifications. Everything here runs under phc_lock,
- * which the DCD interrupt takes.
+ * gpsphc: between the servo (servo.c, pure) and the clock's time base
+ * (phc.c). Feeds the servo every on-time edge, sentence and label,
+ * applies what it asks for to the time base, keeps the labels' TAI - UTC
+ * and leap second, and turns state changes into notifications.
+ *
+ * Everything here runs in process context under the device's servo_lock:
+ * the event queue's worker hands it the edges the DCD interrupt captured,
+ * the receive path its sentences, netlink the labels and settings, the
+ * PTP core's aux worker the ticks and a user's steps. phc_lock, which the
+ * interrupt takes for EXTTS, is held only around the time base itself:
+ * reading it for the servo, and changing it as the servo asks. Lock order:
+ * the event queue's order, then servo_lock, then phc_lock.
  */
 
 #include <linux/ptp_clock_kernel.h>
@@ -21,6 +28,7 @@ void gpsphc_servo_glue_init(struct gpsphc_dev *gdev)
 	struct gpsphc_clock_settings none = {};
 	struct gpsphc_servo_cfg cfg;
 
+	mutex_init(&gdev->servo_lock);
 	gpsphc_servo_default_cfg(&cfg);
 	gpsphc_servo_init(&gdev->servo, &cfg);
 	gdev->servo_out.state = GPSPHC_SERVO_UNLOCKED;
@@ -28,30 +36,57 @@ void gpsphc_servo_glue_init(struct gpsphc_dev *gdev)
 	gpsphc_servo_glue_apply(gdev, &none);
 }
 
+/* The clock's TAI time at @raw, for the servo. */
+static s64 gpsphc_glue_tai(struct gpsphc_dev *gdev, u64 raw)
+{
+	unsigned long flags;
+	s64 tai;
+
+	spin_lock_irqsave(&gdev->phc_lock, flags);
+	tai = gpsphc_phc_tai_locked(gdev, raw);
+	spin_unlock_irqrestore(&gdev->phc_lock, flags);
+	return tai;
+}
+
 /*
  * Apply what the servo asked for, from @raw on if nobody has read the
  * clock at a later instant, else from now: see
  * gpsphc_phc_change_from_locked(). Most edges ask for nothing until the
- * first label, and then cost no clock read.
+ * first label, and then cost no clock read. Between the servo's read of
+ * the time base and this, only readers can have used it: everything that
+ * changes it holds servo_lock.
  */
 static void gpsphc_glue_apply_locked(struct gpsphc_dev *gdev, u64 raw,
 				     const struct gpsphc_servo_out *out)
 {
+	unsigned long flags;
 	u32 was;
 
-	lockdep_assert_held(&gdev->phc_lock);
+	lockdep_assert_held(&gdev->servo_lock);
 	was = gdev->servo_out.flags;
+	spin_lock_irqsave(&gdev->phc_lock, flags);
 	if (out->flags & (GPSPHC_SERVO_OUT_STEP | GPSPHC_SERVO_OUT_ADJ))
 		raw = gpsphc_phc_change_from_locked(gdev, raw);
 	if (out->flags & GPSPHC_SERVO_OUT_STEP)
 		gpsphc_phc_step_locked(gdev, raw, out->step_ns);
 	if (out->flags & GPSPHC_SERVO_OUT_ADJ)
 		gpsphc_phc_set_adj_locked(gdev, raw, out->adj);
+	spin_unlock_irqrestore(&gdev->phc_lock, flags);
 	gdev->servo_out = *out;
 	/* Off-phase pulses rising or gone are news like a state change. */
 	if ((out->flags & GPSPHC_SERVO_OUT_STATE) ||
 	    ((was ^ out->flags) & GPSPHC_SERVO_OUT_OFF_PHASE))
 		gpsphc_events_post_state(gdev);
+}
+
+/* Retire a leap second that is past at @raw, an input just applied. */
+static void gpsphc_glue_leap_done(struct gpsphc_dev *gdev, u64 raw)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&gdev->phc_lock, flags);
+	gpsphc_phc_leap_done_locked(gdev, raw);
+	spin_unlock_irqrestore(&gdev->phc_lock, flags);
 }
 
 /* What the servo made of an input, for the input's notification. */
@@ -62,64 +97,48 @@ static void gpsphc_glue_count(const struct gpsphc_servo_out *out,
 	count->second = count->counted ? out->edge_num : 0;
 }
 
-/**
- * gpsphc_servo_glue_edge() - an on-time edge for the servo and EXTTS
- * @gdev: the device
- * @raw: the edge's CLOCK_MONOTONIC_RAW timestamp
- * @seq: its PPS sequence number, by which labels name it
- * @count: filled in: whether the servo counted it as a second, and which
- *
- * The servo counts seconds with its servo off too (it is unlabelled then,
- * and asks for nothing), so that notifications always carry the count.
- *
- * Context: the DCD interrupt.
+/*
+ * An on-time edge, from the event queue's worker: count it, steer the
+ * clock with it. The servo counts seconds with its servo off too (it is
+ * unlabelled then, and asks for nothing), so that notifications always
+ * carry the count.
  */
-void gpsphc_servo_glue_edge(struct gpsphc_dev *gdev, u64 raw, u32 seq,
-			    struct gpsphc_count *count)
+static void gpsphc_glue_edge(struct gpsphc_dev *gdev,
+			     struct gpsphc_pps_event *ev)
 {
 	struct gpsphc_servo_out out;
-	unsigned long flags;
 
-	spin_lock_irqsave(&gdev->phc_lock, flags);
-	gpsphc_servo_edge(&gdev->servo, GPSPHC_SERVO_INPUT_PPS, seq, raw,
-			  gpsphc_phc_tai_locked(gdev, raw), &out);
+	mutex_lock(&gdev->servo_lock);
+	gpsphc_servo_edge(&gdev->servo, GPSPHC_SERVO_INPUT_PPS, ev->seq,
+			  ev->raw_ns, gpsphc_glue_tai(gdev, ev->raw_ns), &out);
 	/*
 	 * From the edge's capture when no clock read since has seen a later
 	 * instant, else from now (gpsphc_phc_change_from_locked()): either
-	 * way no value a reader got is rewritten. The capture saves a second
-	 * clock read on every edge the servo corrects.
+	 * way no value a reader got is rewritten.
 	 */
 	if (!gdev->servo_off)
-		gpsphc_glue_apply_locked(gdev, raw, &out);
-	gpsphc_glue_count(&out, count);
-	gpsphc_phc_leap_done_locked(gdev, raw);
-	gpsphc_phc_extts_locked(gdev, raw);
-	spin_unlock_irqrestore(&gdev->phc_lock, flags);
+		gpsphc_glue_apply_locked(gdev, ev->raw_ns, &out);
+	gpsphc_glue_count(&out, &ev->count);
+	gpsphc_glue_leap_done(gdev, ev->raw_ns);
+	mutex_unlock(&gdev->servo_lock);
 }
 
-/**
- * gpsphc_servo_glue_sentence() - a sentence start, for coarse mode
- * @gdev: the device
- * @s: the sentence the framer found
- * @count: filled in: whether the servo counted it as a second, and which
- *
- * Only sentences with a good checksum are inputs: noise that happens to
- * start with '$' must not start a second. The servo decides whether one
- * starts a second and whether sentences steer the clock at all (not while
- * a PPS comes); those it counts can be labelled.
- *
- * Context: the tty receive path.
+/*
+ * A sentence start, for coarse mode, from the receive path. Only
+ * sentences with a good checksum are inputs: noise that happens to start
+ * with '$' must not start a second. The servo decides whether one starts
+ * a second and whether sentences steer the clock at all (not while a PPS
+ * comes); those it counts can be labelled.
  */
-void gpsphc_servo_glue_sentence(struct gpsphc_dev *gdev,
-				const struct gpsphc_sentence *s,
-				struct gpsphc_count *count)
+static void gpsphc_glue_sentence(struct gpsphc_dev *gdev,
+				 const struct gpsphc_sentence *s,
+				 struct gpsphc_count *count)
 {
 	struct gpsphc_servo_out out;
-	unsigned long flags;
 	u64 at;
 
 	*count = (struct gpsphc_count){ };
-	spin_lock_irqsave(&gdev->phc_lock, flags);
+	mutex_lock(&gdev->servo_lock);
 	if (s->csum != GPSPHC_CSUM_OK) {
 		gpsphc_servo_skip(&gdev->servo, GPSPHC_SERVO_INPUT_SENTENCE,
 				  s->seq);
@@ -128,7 +147,7 @@ void gpsphc_servo_glue_sentence(struct gpsphc_dev *gdev,
 	/* The receiver's second began rx_latency_ns before the '$'. */
 	at = s->start_ns - min(s->start_ns, gdev->servo.cfg.rx_latency_ns);
 	gpsphc_servo_edge(&gdev->servo, GPSPHC_SERVO_INPUT_SENTENCE, s->seq,
-			  s->start_ns, gpsphc_phc_tai_locked(gdev, at), &out);
+			  s->start_ns, gpsphc_glue_tai(gdev, at), &out);
 	gpsphc_glue_count(&out, count);
 	/*
 	 * Sentences come while a PPS is present or in holdover: one the
@@ -137,30 +156,42 @@ void gpsphc_servo_glue_sentence(struct gpsphc_dev *gdev,
 	if (!(out.flags & GPSPHC_SERVO_OUT_USED) || gdev->servo_off)
 		goto out_unlock;
 	gpsphc_glue_apply_locked(gdev, ktime_get_raw_ns(), &out);
-	gpsphc_phc_leap_done_locked(gdev, at);
+	gpsphc_glue_leap_done(gdev, at);
 out_unlock:
-	spin_unlock_irqrestore(&gdev->phc_lock, flags);
+	mutex_unlock(&gdev->servo_lock);
 }
+
+/*
+ * What the clock does with each input, in order: dev.c hands it to the
+ * event queue, which calls it for every edge before the edge's
+ * notification and for every sentence before its own, so that capture
+ * reaches the clock only through the queue (struct gpsphc_clock_input).
+ */
+const struct gpsphc_clock_input gpsphc_clock_input = {
+	.edge = gpsphc_glue_edge,
+	.sentence = gpsphc_glue_sentence,
+};
 
 /**
  * gpsphc_servo_glue_tick() - let the servo see time pass (holdover)
  * @gdev: the device
  *
- * Context: the clock's aux worker, a few times a second.
+ * Context: the clock's aux worker, a few times a second; sleeps.
  */
 void gpsphc_servo_glue_tick(struct gpsphc_dev *gdev)
 {
 	struct gpsphc_servo_out out;
-	unsigned long flags;
 	u64 now;
 
-	spin_lock_irqsave(&gdev->phc_lock, flags);
+	/* The edges captured before now first: the servo sees time in order. */
+	gpsphc_events_flush(gdev);
+	mutex_lock(&gdev->servo_lock);
 	if (!gdev->servo_off) {
 		now = ktime_get_raw_ns();
 		gpsphc_servo_tick(&gdev->servo, now, &out);
 		gpsphc_glue_apply_locked(gdev, now, &out);
 	}
-	spin_unlock_irqrestore(&gdev->phc_lock, flags);
+	mutex_unlock(&gdev->servo_lock);
 }
 
 /* Show @state with no offset, RMS or holdover, notifying a change. */
@@ -170,7 +201,7 @@ static void gpsphc_glue_show_state_locked(struct gpsphc_dev *gdev,
 	bool changed = gdev->servo_out.state != state ||
 		       (gdev->servo_out.flags & GPSPHC_SERVO_OUT_OFF_PHASE);
 
-	lockdep_assert_held(&gdev->phc_lock);
+	lockdep_assert_held(&gdev->servo_lock);
 	gdev->servo_out.state = state;
 	gdev->servo_out.offset_ns = 0;
 	gdev->servo_out.rms_ns = 0;
@@ -186,11 +217,11 @@ static void gpsphc_glue_show_state_locked(struct gpsphc_dev *gdev,
  *
  * The count no longer matches the clock: the servo waits for a label.
  *
- * Context: phc_lock held.
+ * Context: servo_lock held, since before the clock moved.
  */
 void gpsphc_servo_glue_reset_locked(struct gpsphc_dev *gdev)
 {
-	lockdep_assert_held(&gdev->phc_lock);
+	lockdep_assert_held(&gdev->servo_lock);
 	if (gdev->servo_off)
 		return;
 	gpsphc_servo_reset(&gdev->servo);
@@ -200,7 +231,7 @@ void gpsphc_servo_glue_reset_locked(struct gpsphc_dev *gdev)
 /* Turn the servo off (someone else steers the clock) or back on. */
 static void gpsphc_glue_servo_off_locked(struct gpsphc_dev *gdev, bool off)
 {
-	lockdep_assert_held(&gdev->phc_lock);
+	lockdep_assert_held(&gdev->servo_lock);
 	if (off == gdev->servo_off)
 		return;
 	WRITE_ONCE(gdev->servo_off, off);
@@ -210,14 +241,18 @@ static void gpsphc_glue_servo_off_locked(struct gpsphc_dev *gdev, bool off)
 				      GPSPHC_SERVO_UNLOCKED);
 }
 
-/* Take TAI - UTC and the leap second from a label. */
+/* Take TAI - UTC and the leap second from a label: the time base's too. */
 static void gpsphc_glue_take_utc_locked(struct gpsphc_dev *gdev,
 					const struct gpsphc_label *label)
 {
-	lockdep_assert_held(&gdev->phc_lock);
+	unsigned long flags;
+
+	lockdep_assert_held(&gdev->servo_lock);
+	spin_lock_irqsave(&gdev->phc_lock, flags);
 	gdev->tai_utc = label->tai_utc;
 	gdev->leap = label->leap;
 	gdev->leap_utc = label->leap == GPSPHC_LEAP_NONE ? 0 : label->leap_utc;
+	spin_unlock_irqrestore(&gdev->phc_lock, flags);
 	gdev->utc_pending.n = 0;
 }
 
@@ -241,7 +276,7 @@ static bool gpsphc_glue_utc_confirmed_locked(struct gpsphc_dev *gdev,
 	struct gpsphc_label *p = &gdev->utc_proposed;
 	bool same;
 
-	lockdep_assert_held(&gdev->phc_lock);
+	lockdep_assert_held(&gdev->servo_lock);
 	if (gpsphc_glue_same_utc(label, gdev->tai_utc, gdev->leap,
 				 gdev->leap_utc)) {
 		gdev->utc_pending.n = 0;
@@ -285,7 +320,10 @@ gpsphc_glue_refused(struct gpsphc_dev *gdev, const struct gpsphc_label *label,
  * @report: filled in: how far a disagreement is confirmed (nothing
  *	disagrees in a label refused)
  *
- * Context: process (netlink).
+ * The edges captured before the label are counted first, so that a label
+ * of one whose notification is still queued finds it.
+ *
+ * Context: process (netlink); sleeps.
  * Return: the verdict: taken (loud when it disagreed with the count or
  * changes TAI - UTC, which listeners must hear of), or why it was refused.
  */
@@ -296,11 +334,11 @@ gpsphc_servo_glue_label(struct gpsphc_dev *gdev,
 {
 	enum gpsphc_label_verdict verdict;
 	struct gpsphc_servo_out out;
-	unsigned long flags;
 	int ret;
 	u64 now;
 
-	spin_lock_irqsave(&gdev->phc_lock, flags);
+	gpsphc_events_flush(gdev);
+	mutex_lock(&gdev->servo_lock);
 	*report = (struct gpsphc_label_report){
 		.confirm_n = gdev->servo.cfg.confirm_n,
 	};
@@ -313,8 +351,8 @@ gpsphc_servo_glue_label(struct gpsphc_dev *gdev,
 	ret = gpsphc_servo_label(&gdev->servo, label->sentence ?
 				 GPSPHC_SERVO_INPUT_SENTENCE :
 				 GPSPHC_SERVO_INPUT_PPS, label->seq,
-				 label->tai_sec, now,
-				 gpsphc_phc_tai_locked(gdev, now), &out);
+				 label->tai_sec, now, gpsphc_glue_tai(gdev, now),
+				 &out);
 	switch (ret) {
 	case GPSPHC_SERVO_LABEL_SET:
 		gpsphc_glue_apply_locked(gdev, now, &out);
@@ -345,7 +383,7 @@ gpsphc_servo_glue_label(struct gpsphc_dev *gdev,
 		break;
 	}
 out_unlock:
-	spin_unlock_irqrestore(&gdev->phc_lock, flags);
+	mutex_unlock(&gdev->servo_lock);
 	return verdict;
 }
 
@@ -361,16 +399,18 @@ void gpsphc_servo_glue_status(struct gpsphc_dev *gdev, u64 *st)
 	unsigned long flags;
 	bool off;
 
+	mutex_lock(&gdev->servo_lock);
 	spin_lock_irqsave(&gdev->phc_lock, flags);
-	st[GPSPHC_A_SERVO_UNSPEC] = 0;
-	st[GPSPHC_A_SERVO_STATE] = gdev->servo_out.state;
-	st[GPSPHC_A_SERVO_OFFSET_NS] = gdev->servo_out.offset_ns;
-	st[GPSPHC_A_SERVO_RMS_NS] = gdev->servo_out.rms_ns;
 	st[GPSPHC_A_SERVO_FREQ_PPB] = div_s64(gdev->phc_adj,
 					      GPSPHC_SERVO_ADJ_PER_PPB);
 	st[GPSPHC_A_SERVO_TAI_UTC] = gdev->tai_utc;
 	st[GPSPHC_A_SERVO_LEAP] = gdev->leap;
 	st[GPSPHC_A_SERVO_LEAP_UTC] = gdev->leap_utc;
+	spin_unlock_irqrestore(&gdev->phc_lock, flags);
+	st[GPSPHC_A_SERVO_UNSPEC] = 0;
+	st[GPSPHC_A_SERVO_STATE] = gdev->servo_out.state;
+	st[GPSPHC_A_SERVO_OFFSET_NS] = gdev->servo_out.offset_ns;
+	st[GPSPHC_A_SERVO_RMS_NS] = gdev->servo_out.rms_ns;
 	st[GPSPHC_A_SERVO_HOLDOVER_S] = div_u64(gdev->servo_out.holdover_ns,
 						NSEC_PER_SEC);
 	st[GPSPHC_A_SERVO_COARSE] =
@@ -392,7 +432,7 @@ void gpsphc_servo_glue_status(struct gpsphc_dev *gdev, u64 *st)
 	st[GPSPHC_A_SERVO_OFF_PHASE_NS] =
 		off ? gdev->servo_out.off_phase_ns : 0;
 	st[GPSPHC_A_SERVO_REPHASES] = c->rephases;
-	spin_unlock_irqrestore(&gdev->phc_lock, flags);
+	mutex_unlock(&gdev->servo_lock);
 }
 
 /**
@@ -406,10 +446,14 @@ void gpsphc_servo_glue_apply(struct gpsphc_dev *gdev,
 	struct gpsphc_servo_cfg cfg;
 	unsigned long flags;
 
-	spin_lock_irqsave(&gdev->phc_lock, flags);
+	mutex_lock(&gdev->servo_lock);
 	cfg = gdev->servo.cfg;
-	if (set->change & BIT(GPSPHC_A_DEV_SCALE))
+	if (set->change & BIT(GPSPHC_A_DEV_SCALE)) {
+		/* The time base reads in it. */
+		spin_lock_irqsave(&gdev->phc_lock, flags);
 		WRITE_ONCE(gdev->scale, set->scale);
+		spin_unlock_irqrestore(&gdev->phc_lock, flags);
+	}
 	if (set->change & BIT(GPSPHC_A_DEV_STEP_NS))
 		cfg.step_threshold_ns = set->step_ns;
 	if (set->change & BIT(GPSPHC_A_DEV_CONFIRM_N))
@@ -423,5 +467,5 @@ void gpsphc_servo_glue_apply(struct gpsphc_dev *gdev,
 	WRITE_ONCE(gdev->step_ns, gdev->servo.cfg.step_threshold_ns);
 	WRITE_ONCE(gdev->confirm_n, gdev->servo.cfg.confirm_n);
 	WRITE_ONCE(gdev->rx_latency_ns, gdev->servo.cfg.rx_latency_ns);
-	spin_unlock_irqrestore(&gdev->phc_lock, flags);
+	mutex_unlock(&gdev->servo_lock);
 }

@@ -15,12 +15,13 @@
  * The receive path writes the framer counters without a lock, each change
  * an update of the framer's u64_stats_sync: every counter is read whole,
  * also on a 32-bit CPU.
+ *
+ * Context: process; takes servo_lock.
  */
 void gpsphc_dev_stats(struct gpsphc_dev *gdev, u64 *stats)
 {
 	const struct gpsphc_framer *f = &gdev->framer;
 	const struct gpsphc_framer_counters *fc = &f->counters;
-	unsigned long flags;
 	unsigned int start;
 
 	stats[GPSPHC_A_STATS_UNSPEC] = 0;
@@ -43,8 +44,8 @@ void gpsphc_dev_stats(struct gpsphc_dev *gdev, u64 *stats)
 	stats[GPSPHC_A_STATS_PPS_EDGES] = atomic64_read(&gdev->pps_edges);
 	stats[GPSPHC_A_STATS_EVENTS_DROPPED] = gpsphc_events_dropped(gdev);
 	/* The servo's count of seconds is the only one. */
-	spin_lock_irqsave(&gdev->phc_lock, flags);
+	mutex_lock(&gdev->servo_lock);
 	stats[GPSPHC_A_STATS_PPS_MISSED] = gdev->servo.counters.missed;
-	spin_unlock_irqrestore(&gdev->phc_lock, flags);
+	mutex_unlock(&gdev->servo_lock);
 	stats[GPSPHC_A_STATS_PAD] = 0;
 }
