@@ -20,9 +20,17 @@
  * servos change the clock's rate only after they see the edge. Scored
  * from SKIP seconds after the start. GPSPHC_BENCH_SERVO_S: seconds per
  * servo (default 300).
+ *
+ * The kernel servo runs in a worker, after the interrupt: its delay is
+ * measured as the time from each edge's capture to the arrival of its
+ * notification, which the worker sends once the servo has counted it and
+ * corrected the clock by it (a listener thread of its own stays
+ * subscribed throughout, as gpsphcd would be).
  */
 #define _GNU_SOURCE
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 
 #include "gpsphc_test.h"
 #include "nl_helpers.h"
@@ -119,6 +127,71 @@ static void label_next(struct nlt_sock *nl, struct nlt_events *q, int id,
 	nlt_events_clear(q);
 }
 
+/*
+ * A listener of its own, in a thread always waiting for the next
+ * notification, so that its arrival time is taken as it arrives: for each
+ * on-time edge, the time from its capture to its notification's arrival.
+ */
+struct edge_delays {
+	struct nlt_sock nl;
+	struct nlt_events *q;
+	int id, n, max;
+	long long *delay;
+	atomic_bool stop;
+	pthread_t thread;
+};
+
+static void *edge_delays_listen(void *arg)
+{
+	struct edge_delays *d = arg;
+	int i;
+
+	while (!atomic_load(&d->stop)) {
+		nlt_events_wait(&d->nl, d->q, d->id, NULL, NULL, 200);
+		for (i = 0; i < d->q->n && d->n < d->max; i++) {
+			const struct nlt_event *e = &d->q->ev[i];
+
+			if (e->cmd == GPSPHC_CMD_PPS_NTF && e->assert)
+				d->delay[d->n++] = (long long)(e->recv_raw_ns -
+							       e->raw_ns);
+		}
+		nlt_events_clear(d->q);
+	}
+	return NULL;
+}
+
+static int edge_delays_start(struct edge_delays *d, int id, int max)
+{
+	d->id = id;
+	d->max = max;
+	d->n = 0;
+	atomic_store(&d->stop, false);
+	d->delay = calloc(max, sizeof(*d->delay));
+	if (!d->delay || nlt_open_events(&d->nl, &d->q))
+		return -ENOMEM;
+	return -pthread_create(&d->thread, NULL, edge_delays_listen, d);
+}
+
+/* Stop listening; print the delays. */
+static void edge_delays_stop(struct edge_delays *d, const char *name)
+{
+	int n;
+
+	atomic_store(&d->stop, true);
+	pthread_join(d->thread, NULL);
+	n = d->n;
+	if (n >= 10) {
+		qsort(d->delay, n, sizeof(*d->delay), cmp_ll);
+		printf("# bench servo: %s run: edge to servo (capture to its notification, sent once the servo corrected by it) median %.1f us, p90 %.1f us, p99 %.1f us, max %.1f us (%d edges)\n",
+		       name, d->delay[n / 2] / 1e3, d->delay[n * 9 / 10] / 1e3,
+		       d->delay[n * 99 / 100] / 1e3, d->delay[n - 1] / 1e3, n);
+	}
+	nlt_events_free(d->q);
+	free(d->q);
+	nlt_close(&d->nl);
+	free(d->delay);
+}
+
 /* Read what @b printed so far, keeping the last of it in @out */
 static void drain(struct bg_prog *b, char *out, size_t size)
 {
@@ -146,7 +219,8 @@ static int run(bool ts2phc, int secs)
 	long long *err = calloc(secs + 2, sizeof(long long));
 	long long *lat = calloc(secs + 2, sizeof(long long));
 	struct sample *s = calloc(secs + 2, sizeof(*s));
-	int tty_fd, id, ptp, ptp_fd, k, n = 0, nl_ok = 0;
+	int tty_fd, id, ptp, ptp_fd, k, n = 0, nl_ok = 0, delays_ok = 0;
+	struct edge_delays delays;
 	char dev[32], out[4096] = "";
 	struct nlt_events *q = NULL;
 	struct bg_prog prog = { 0 };
@@ -183,6 +257,7 @@ static int run(bool ts2phc, int secs)
 		fcntl(prog.fd, F_SETFL, O_NONBLOCK);
 	} else {
 		nl_ok = !nlt_open_events(&nl, &q);
+		delays_ok = !edge_delays_start(&delays, id, secs + 2);
 	}
 
 	sim_set(PORT, "pulse_ppb", "50000");
@@ -204,7 +279,7 @@ static int run(bool ts2phc, int secs)
 		if (!ts2phc && nl_ok && k <= LABELS) {
 			label_next(&nl, q, id, t0);
 			if (k == LABELS) {
-				/* no listener from now on, as without gpsphcd */
+				/* gpsphcd's part is done: only the delays listen on */
 				nlt_events_free(q);
 				free(q);
 				nlt_close(&nl);
@@ -279,6 +354,8 @@ static int run(bool ts2phc, int secs)
 	printf("# bench servo: %s run: interrupt latency median %.1f us, p90 %.1f us, p99 %.1f us, max %.1f us\n",
 	       name, lat[n / 2] / 1e3, lat[n * 9 / 10] / 1e3,
 	       lat[n * 99 / 100] / 1e3, lat[n - 1] / 1e3);
+	if (delays_ok)
+		edge_delays_stop(&delays, name);
 	free(intended);
 	free(raw);
 	free(err);

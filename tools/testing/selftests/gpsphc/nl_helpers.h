@@ -675,6 +675,8 @@ struct nlt_event {
 	uint32_t confirm_n;	/* LABEL_NTF */
 	/* every attribute the message must have was there with its size */
 	bool complete;
+	/* CLOCK_MONOTONIC_RAW when nlt_events_wait() received it */
+	uint64_t recv_raw_ns;
 };
 
 static inline void nlt_parse_event(const struct nlmsghdr *nlh, struct nlt_event *e)
@@ -776,6 +778,7 @@ static inline int nlt_events_wait(struct nlt_sock *s, struct nlt_events *q,
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (!(pred && pred(q, arg))) {
 		struct nlmsghdr *nlh;
+		struct timespec rx;
 		ssize_t n;
 
 		n = nlt_recv(s, q->rbuf, left);
@@ -785,6 +788,7 @@ static inline int nlt_events_wait(struct nlt_sock *s, struct nlt_events *q,
 		}
 		if (n < 0)
 			break;
+		clock_gettime(CLOCK_MONOTONIC_RAW, &rx);
 		for (nlh = (struct nlmsghdr *)q->rbuf; NLMSG_OK(nlh, n);
 		     nlh = NLMSG_NEXT(nlh, n)) {
 			struct nlt_event e;
@@ -792,6 +796,7 @@ static inline int nlt_events_wait(struct nlt_sock *s, struct nlt_events *q,
 			if (nlh->nlmsg_type != s->family || nlh->nlmsg_seq)
 				continue;
 			nlt_parse_event(nlh, &e);
+			e.recv_raw_ns = rx.tv_sec * 1000000000ULL + rx.tv_nsec;
 			if (dev_id >= 0 && e.dev_id != (uint32_t)dev_id)
 				continue;
 			if (nlt_events_push(q, &e))

@@ -48,6 +48,7 @@
 #define RACE_READERS		2	/* PTP clock readers; one PPS reader */
 #define RACE_CLOCKS		4	/* /dev/ptp0..3, /dev/pps0..3 */
 #define RACE_GETTIMES		50
+#define RACE_MIN_ATTACHES	20
 /* clockid of a dynamic POSIX clock open as @fd (clock_getcpuclockid(2)) */
 #define FD_TO_CLOCKID(fd)	((~(clockid_t)(fd) << 3) | 3)
 
@@ -214,14 +215,13 @@ static void *pps_reader(void *arg)
 				continue;
 			}
 			atomic_fetch_add(&r->pps_opens, 1);
+			/* A zero timeout: the latest edges, without waiting. */
 			memset(&fetch, 0, sizeof(fetch));
-			fetch.timeout.flags = PPS_TIME_INVALID;
 			if (ioctl(fd, PPS_GETPARAMS, &params) < 0 && errno != ENODEV)
 				st_fail(r->log, "PPS_GETPARAMS(%s): %s", path, strerror(errno));
-			/* PPS_TIME_INVALID: no wait; ETIMEDOUT when no edge came yet. */
 			if (!ioctl(fd, PPS_FETCH, &fetch))
 				atomic_fetch_add(&r->pps_fetches, 1);
-			else if (errno != ENODEV && errno != ETIMEDOUT && errno != EINTR)
+			else if (errno != ENODEV)
 				st_fail(r->log, "PPS_FETCH(%s): %s", path, strerror(errno));
 			close(fd);
 		}
@@ -288,11 +288,11 @@ TEST_F_TIMEOUT(ptp_race, loops, 3700)
 	for (i = 0; i <= RACE_READERS; i++)
 		pthread_join(readers[i], NULL);
 
-	ksft_print_msg("%s, %d s: %ld attaches; detached %ld by TIOCSETD 0, %ld by close, %ld by hangup\n",
+	TH_LOG("%s, %d s: %ld attaches; detached %ld by TIOCSETD 0, %ld by close, %ld by hangup",
 		       r->gated ? "opens kept out of attach" : "opens overlapping attach", secs,
 		       atomic_load(&r->attaches), atomic_load(&r->detaches_setd),
 		       atomic_load(&r->detaches_close), atomic_load(&r->detaches_hangup));
-	ksft_print_msg("ptp: %ld opens (%ld gone), %ld gettimes (%ld gone), %ld precise (%ld gone); pps: %ld opens (%ld gone), %ld fetches\n",
+	TH_LOG("ptp: %ld opens (%ld gone), %ld gettimes (%ld gone), %ld precise (%ld gone); pps: %ld opens (%ld gone), %ld fetches",
 		       atomic_load(&r->ptp_opens), atomic_load(&r->ptp_gone),
 		       atomic_load(&r->gettimes), atomic_load(&r->gettimes_gone),
 		       atomic_load(&r->precise), atomic_load(&r->precise_gone),
@@ -302,8 +302,12 @@ TEST_F_TIMEOUT(ptp_race, loops, 3700)
 		TH_LOG("FAIL: %s", r->log->msg[i]);
 	EXPECT_EQ(0, r->log->n);
 
-	/* Each way of going away was taken, and the readers met live clocks. */
-	EXPECT_LT(100, atomic_load(&r->attaches));
+	/*
+	 * Each way of going away was taken, and the readers met live clocks.
+	 * (The debug kernel attaches about twice a second under TCG, a
+	 * Debian kernel a hundred times as often.)
+	 */
+	EXPECT_LE(RACE_MIN_ATTACHES, atomic_load(&r->attaches));
 	EXPECT_LT(0, atomic_load(&r->detaches_setd));
 	EXPECT_LT(0, atomic_load(&r->detaches_close));
 	if (variant->hangups)
