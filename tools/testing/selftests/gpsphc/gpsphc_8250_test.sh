@@ -140,7 +140,7 @@ until_s 10 grep -q "took over" "$work/err2"
 check "restarted_gpsphcd_takes_the_device_over" grep -q "took over ${dev##*/} " "$work/err2"
 case_pulses after_restart
 check "clocal_still_set" clocal_set
-check "no_missing_pps_warning" sh -c "! grep -q 'no PPS edge in' '$work/err1' '$work/err2'"
+check "no_missing_pps_warning" sh -c "! grep -q 'no PPS in' '$work/err1' '$work/err2'"
 
 kill "$daemon"
 wait "$daemon"
