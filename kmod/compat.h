@@ -67,6 +67,20 @@ typedef struct genl_ops gpsphc_genl_op_t;
 #endif
 
 /*
+ * The DPLL subsystem (drivers/dpll, <linux/dpll.h>) came in v6.7 and is
+ * built in where a driver selects it: Debian's 6.12 kernels have it
+ * (ice, mlx5, ptp_ocp), 6.1 has neither the header nor the symbol, and
+ * no kernel has the symbol without the header. Kbuild builds kmod/dpll.c
+ * on the same test (gpsphc-$(CONFIG_DPLL)); elsewhere gpsphc.h's stubs
+ * stand in.
+ */
+#if IS_ENABLED(CONFIG_DPLL)
+#define GPSPHC_HAVE_DPLL	1
+#else
+#define GPSPHC_HAVE_DPLL	0
+#endif
+
+/*
  * uart_port_lock_irq() and the other uart port lock helpers came in v6.7
  * ("serial: core: Provide port lock wrappers"); Debian's 6.1 carries them
  * (linux/serial_core.h), so main.c uses them on both supported kernels.

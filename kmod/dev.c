@@ -241,6 +241,11 @@ struct gpsphc_dev *gpsphc_dev_attach(struct tty_struct *tty)
 	if (ret)
 		goto out_unregister_pps;
 
+	/* Its clock_id is the PTP clock's index. */
+	ret = gpsphc_dpll_register(gdev);
+	if (ret)
+		goto out_unregister_ptp;
+
 	dev_set_uevent_suppress(&gdev->dev, false);
 	kobject_uevent(&gdev->dev.kobj, KOBJ_ADD);
 
@@ -252,6 +257,8 @@ struct gpsphc_dev *gpsphc_dev_attach(struct tty_struct *tty)
 
 	return gdev;
 
+out_unregister_ptp:
+	gpsphc_ptp_unregister(gdev);
 out_unregister_pps:
 	gpsphc_pps_unregister(gdev);
 out_del_dev:
@@ -273,11 +280,11 @@ out_unlock:
  *
  * The teardown order of the lifetime rules in gpsphc.h: first nothing new
  * can reach the device (DCD and receive lookups, netlink and sysfs
- * lookups, anything that queues a notification), then the clock and the
- * PPS source go (their users get errors), then the notification worker
- * is cancelled, then the sysfs directory goes, and only then is the id,
- * and with it the name gpsphc<id>, free for another tty. The structure
- * lives on until the last reference is dropped.
+ * lookups, anything that queues a notification, and the notification
+ * worker is cancelled), then the DPLL device, the clock and the PPS
+ * source go (their users get errors), then the sysfs directory goes, and
+ * only then is the id, and with it the name gpsphc<id>, free for another
+ * tty. The structure lives on until the last reference is dropped.
  */
 void gpsphc_dev_detach(struct tty_struct *tty)
 {
@@ -295,6 +302,8 @@ void gpsphc_dev_detach(struct tty_struct *tty)
 	mutex_unlock(&gpsphc_devs_mutex);
 
 	gpsphc_dev_kill(gdev);
+	/* Its notifications stopped with the queue; waits for its ops. */
+	gpsphc_dpll_unregister(gdev);
 	gpsphc_ptp_unregister(gdev);
 	gpsphc_pps_unregister(gdev);
 	/* Waits for sysfs reads and writes in progress. */

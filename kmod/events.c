@@ -7,8 +7,9 @@
  * to the clock first, which counts it and steers by it (the input
  * handlers dev.c gives each device), then its notification to the sink
  * that the interface layer registers (netlink); the clock posts its state
- * changes. Nothing here knows a netlink type or the servo, and nothing
- * below calls up into them but through those two.
+ * changes, which also go to a device's state watcher if it has one (its
+ * DPLL device). Nothing here knows a netlink type or the servo, and
+ * nothing below calls up into them but through those.
  */
 
 #include <linux/mutex.h>
@@ -125,6 +126,8 @@ static void gpsphc_events_work(struct work_struct *work)
 	spin_unlock_irqrestore(&q->lock, flags);
 	if (state)
 		gpsphc_sink->state(gdev);
+	if (state && q->state_watch)
+		q->state_watch(gdev);
 	mutex_unlock(&q->order);
 }
 
@@ -190,7 +193,8 @@ void gpsphc_events_post_state(struct gpsphc_dev *gdev)
 	struct gpsphc_events *q = &gdev->events;
 	unsigned long flags;
 
-	if (!gpsphc_events_wanted())
+	/* The watcher, unlike netlink, is always told. */
+	if (!READ_ONCE(q->state_watch) && !gpsphc_events_wanted())
 		return;
 	spin_lock_irqsave(&q->lock, flags);
 	if (!q->dead) {
@@ -198,6 +202,29 @@ void gpsphc_events_post_state(struct gpsphc_dev *gdev)
 		mod_delayed_work(system_wq, &q->work, 0);
 	}
 	spin_unlock_irqrestore(&q->lock, flags);
+}
+
+/**
+ * gpsphc_events_watch_state() - tell @watch of every state change too
+ * @gdev: the device
+ * @watch: called by the worker, in process context under the queue's
+ *	order (never under servo_lock), after the sink's state op
+ *
+ * For an interface of the device that must hear of every change whether
+ * or not anyone listens to netlink (its DPLL device). @watch is called
+ * once now, under the order, for a change that came before it was set.
+ * Detach stops the queue (gpsphc_events_stop()) before it takes down
+ * what @watch uses: no call is running or comes after that.
+ *
+ * Context: process, once @watch can run; takes the queue's order.
+ */
+void gpsphc_events_watch_state(struct gpsphc_dev *gdev,
+			       void (*watch)(struct gpsphc_dev *gdev))
+{
+	mutex_lock(&gdev->events.order);
+	WRITE_ONCE(gdev->events.state_watch, watch);
+	watch(gdev);
+	mutex_unlock(&gdev->events.order);
 }
 
 /**

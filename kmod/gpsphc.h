@@ -27,6 +27,14 @@
  *   stops the worker and turns open /dev/ptpN files into zombies (their
  *   calls fail with ENODEV and never reach our ops again).
  * - the PPS source: pps_unregister_source() before the structure goes.
+ * - the DPLL device and its pin (dpll.c, where the kernel has the DPLL
+ *   core): their ops run under the DPLL core's dpll_lock and reach the
+ *   device through their priv pointer; dpll_device_unregister() and
+ *   dpll_pin_unregister() take that lock, so once gpsphc_dpll_unregister()
+ *   returns none runs or can start. Its change notifications go out from
+ *   the notification work only (the event queue's state watcher), so they
+ *   stop with it. The ops take servo_lock under dpll_lock; nothing may
+ *   wait for dpll_lock (a notification, a registration) under servo_lock.
  *
  * What a file descriptor keeps alive, and how each goes away once
  * ==============================================================
@@ -48,6 +56,8 @@
  *   goes with the discipline, above.
  * - sysfs files and netlink requests: as above (kernfs drains them in
  *   device_del(); netlink looks up under gpsphc_devs_mutex).
+ * - a DPLL netlink request: the DPLL core finds the device under its
+ *   dpll_lock, which the unregister takes: as above.
  *
  * One hazard is the kernel's and no driver can avoid it:
  * posix_clock_register() makes /dev/ptpN openable before it sets the
@@ -59,10 +69,13 @@
  *
  * Attach initialises every field those can reach before device_add()
  * publishes the sysfs files, and holds back the "add" uevent until the
- * PTP clock and PPS source exist. Detach, in this order: leave the tty
- * lookup list; set @detached (netlink); gpsphc_dev_kill() (sysfs stores
- * fail, notifications stop, their work is cancelled); unregister the PTP
- * clock, then the PPS source; device_del() (sysfs, waiting for stores);
+ * PTP clock, PPS source and DPLL device exist; the DPLL device is
+ * registered after the PTP clock, whose index is its clock_id. Detach, in
+ * this order: leave the tty lookup list; set @detached (netlink);
+ * gpsphc_dev_kill() (sysfs stores fail, notifications stop, their work is
+ * cancelled); unregister the DPLL device (waiting for its ops); unregister
+ * the PTP clock, then the PPS source; device_del() (sysfs, waiting for
+ * stores);
  * free the id (and with it the name gpsphc<id>, now gone from sysfs);
  * drop the reference.
  */
@@ -83,6 +96,8 @@
 #include "servo.h"
 #include "uapi/linux/gpsphc.h"
 
+struct dpll_device;
+struct dpll_pin;
 struct gpsphc_clock_input;
 struct gpsphc_dev;
 struct pps_device;
@@ -246,6 +261,9 @@ struct gpsphc_pps_event {
  *		order: whoever empties @queue, and the receive path, hold it
  * @work:	empties @queue a tick after the edge that found it empty, and
  *		sends the state
+ * @state_watch: also told of every state change, listened to or not
+ *		(the DPLL device); set under @order once, read by @work under
+ *		it
  */
 struct gpsphc_events {
 	const struct gpsphc_clock_input *input;
@@ -258,6 +276,7 @@ struct gpsphc_events {
 	bool state_due;
 	struct mutex order;	/* notifications leave in order */
 	struct delayed_work work;
+	void (*state_watch)(struct gpsphc_dev *gdev);
 };
 
 /**
@@ -369,6 +388,10 @@ struct gpsphc_event_sink {
  * @rx_consumed: stream position: bytes of the flip buffer consumed
  * @rx_framed:	stream position: bytes of the flip buffer framed
  * @rx_lookahead_end: stream position after the last lookahead chunk
+ * @dpll:	the DPLL device (dpll.c), or NULL: set by
+ *		gpsphc_dpll_register() in attach, cleared by
+ *		gpsphc_dpll_unregister() in detach
+ * @dpll_pin:	its input pin, the receiver's 1PPS; likewise
  */
 struct gpsphc_dev {
 	struct device dev;
@@ -419,6 +442,9 @@ struct gpsphc_dev {
 	u64 rx_consumed;
 	u64 rx_framed;
 	u64 rx_lookahead_end;
+
+	struct dpll_device *dpll;
+	struct dpll_pin *dpll_pin;
 };
 
 #define to_gpsphc_dev(d) container_of(d, struct gpsphc_dev, dev)
@@ -571,6 +597,23 @@ void gpsphc_events_sentence(struct gpsphc_dev *gdev,
 			    const struct gpsphc_sentence *s);
 u64 gpsphc_events_dropped(struct gpsphc_dev *gdev);
 void gpsphc_events_stop(struct gpsphc_dev *gdev);
+void gpsphc_events_watch_state(struct gpsphc_dev *gdev,
+			       void (*watch)(struct gpsphc_dev *gdev));
+
+/* dpll.c, where the kernel has the DPLL core (compat.h) */
+#if GPSPHC_HAVE_DPLL
+int gpsphc_dpll_register(struct gpsphc_dev *gdev);
+void gpsphc_dpll_unregister(struct gpsphc_dev *gdev);
+#else
+static inline int gpsphc_dpll_register(struct gpsphc_dev *gdev)
+{
+	return 0;
+}
+
+static inline void gpsphc_dpll_unregister(struct gpsphc_dev *gdev)
+{
+}
+#endif
 
 /* netlink.c */
 int gpsphc_netlink_register(void);
