@@ -74,24 +74,72 @@ static void gpsphc_events_flush_locked(struct gpsphc_dev *gdev)
 			break;
 		}
 		ev = q->queue[q->head];
-		q->head = (q->head + 1) % GPSPHC_PPS_QUEUE_LEN;
-		q->len--;
 		spin_unlock_irqrestore(&q->lock, flags);
 
 		/* The clock first: the notification says what it counted. */
 		if (ev.assert)
 			q->input->edge(gdev, &ev);
+		/*
+		 * Only the holder of @order takes edges off, so the head is
+		 * this edge still: it stays queued until the clock has it
+		 * (see gpsphc_events_edge_queued()).
+		 */
+		spin_lock_irqsave(&q->lock, flags);
+		q->head = (q->head + 1) % GPSPHC_PPS_QUEUE_LEN;
+		q->len--;
+		spin_unlock_irqrestore(&q->lock, flags);
 		if (gpsphc_events_wanted())
 			gpsphc_sink->pps(gdev, &ev);
 	}
 }
 
 /**
+ * gpsphc_events_edge_queued() - is an edge still on its way to the clock?
+ * @gdev: the device
+ * @seq: the edge's seq
+ *
+ * Return: true while the edge waits in the queue or the clock is being
+ * handed it.
+ */
+bool gpsphc_events_edge_queued(struct gpsphc_dev *gdev, u32 seq)
+{
+	struct gpsphc_events *q = &gdev->events;
+	unsigned long flags;
+	bool queued = false;
+	unsigned int i;
+
+	spin_lock_irqsave(&q->lock, flags);
+	for (i = 0; i < q->len && !queued; i++)
+		queued = q->queue[(q->head + i) % GPSPHC_PPS_QUEUE_LEN].seq == seq;
+	spin_unlock_irqrestore(&q->lock, flags);
+	return queued;
+}
+
+/**
+ * gpsphc_events_try_flush() - hand the edges captured so far on, unless
+ *	someone else is doing so
+ * @gdev: the device
+ *
+ * For the clock's tick: whoever holds the queue's order (its worker, the
+ * receive path) empties the queue anyway, and the tick must not wait for
+ * a receive path framing a long chunk.
+ *
+ * Context: process.
+ */
+void gpsphc_events_try_flush(struct gpsphc_dev *gdev)
+{
+	if (!mutex_trylock(&gdev->events.order))
+		return;
+	gpsphc_events_flush_locked(gdev);
+	mutex_unlock(&gdev->events.order);
+}
+
+/**
  * gpsphc_events_flush() - hand the edges captured so far on, now
  * @gdev: the device
  *
- * For the clock's own requests (a label, a tick), so that it sees every
- * edge captured before them first.
+ * For a label of an edge still queued (gpsphc_events_edge_queued()), so
+ * that the clock has it first.
  *
  * Context: process; takes the queue's order (before servo_lock).
  */

@@ -590,6 +590,8 @@ void gpsphc_events_init(struct gpsphc_dev *gdev,
 void gpsphc_events_queue_edge(struct gpsphc_dev *gdev,
 			      const struct gpsphc_pps_event *ev);
 void gpsphc_events_flush(struct gpsphc_dev *gdev);
+void gpsphc_events_try_flush(struct gpsphc_dev *gdev);
+bool gpsphc_events_edge_queued(struct gpsphc_dev *gdev, u32 seq);
 void gpsphc_events_post_state(struct gpsphc_dev *gdev);
 void gpsphc_events_rx_begin(struct gpsphc_dev *gdev);
 void gpsphc_events_rx_end(struct gpsphc_dev *gdev);

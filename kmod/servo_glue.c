@@ -184,7 +184,7 @@ void gpsphc_servo_glue_tick(struct gpsphc_dev *gdev)
 	u64 now;
 
 	/* The edges captured before now first: the servo sees time in order. */
-	gpsphc_events_flush(gdev);
+	gpsphc_events_try_flush(gdev);
 	mutex_lock(&gdev->servo_lock);
 	if (!gdev->servo_off) {
 		now = ktime_get_raw_ns();
@@ -320,8 +320,8 @@ gpsphc_glue_refused(struct gpsphc_dev *gdev, const struct gpsphc_label *label,
  * @report: filled in: how far a disagreement is confirmed (nothing
  *	disagrees in a label refused)
  *
- * The edges captured before the label are counted first, so that a label
- * of one whose notification is still queued finds it.
+ * An edge still queued for the clock is counted first, so that a label of
+ * one captured a moment ago (read from /dev/ppsN, say) finds it.
  *
  * Context: process (netlink); sleeps.
  * Return: the verdict: taken (loud when it disagreed with the count or
@@ -337,7 +337,8 @@ gpsphc_servo_glue_label(struct gpsphc_dev *gdev,
 	int ret;
 	u64 now;
 
-	gpsphc_events_flush(gdev);
+	if (!label->sentence && gpsphc_events_edge_queued(gdev, label->seq))
+		gpsphc_events_flush(gdev);
 	mutex_lock(&gdev->servo_lock);
 	*report = (struct gpsphc_label_report){
 		.confirm_n = gdev->servo.cfg.confirm_n,
