@@ -160,6 +160,10 @@ guest() {
 	# ynl_cli_test.sh reads the family's registration with nlctrl's spec.
 	cp "$KSRC/Documentation/netlink/specs/nlctrl.yaml" \
 		"$src/Documentation/netlink/specs/"
+	# dpll_test.sh reads gpsphc's DPLL devices with the kernel's spec.
+	cp "$KSRC/Documentation/netlink/genetlink.yaml" "$src/Documentation/netlink/"
+	cp "$KSRC/Documentation/netlink/specs/dpll.yaml" \
+		"$src/Documentation/netlink/specs/"
 	# The spec ships with gpsphc, not in the kernel tree (the guide copies
 	# it there); in the guest it is where a gpsphc checkout would have it.
 	mkdir -p "$stage/usr/src/gpsphc/$(dirname "$SPEC")"
