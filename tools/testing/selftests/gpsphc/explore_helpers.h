@@ -92,40 +92,6 @@ static inline bool kernel_is_gpsphc_debug(void)
 	       !strcmp(u.release + n - (sizeof(suffix) - 1), suffix);
 }
 
-/* ---- the module ----------------------------------------------------------- */
-
-/* Where the guest keeps gpsphc.ko (GPSPHC_KO overrides, as in module_test). */
-static inline const char *gpsphc_ko_path(void)
-{
-	const char *p = getenv("GPSPHC_KO");
-
-	return p ? p : "/lib/gpsphc/gpsphc.ko";
-}
-
-/* finit_module() of gpsphc.ko with @params: 0 or -errno. */
-static inline int gpsphc_module_load(const char *params)
-{
-	int fd = open(gpsphc_ko_path(), O_RDONLY | O_CLOEXEC);
-	int ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
-/* delete_module("gpsphc") as rmmod does it (never forced): 0 or -errno. */
-static inline int gpsphc_module_unload(void)
-{
-	return syscall(SYS_delete_module, "gpsphc", O_NONBLOCK) ? -errno : 0;
-}
-
-static inline bool gpsphc_module_loaded(void)
-{
-	return access("/sys/module/gpsphc", F_OK) == 0;
-}
-
 /* ---- CAP_SYS_TIME, per thread --------------------------------------------- */
 
 /*

@@ -10,10 +10,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -344,6 +346,40 @@ static inline long long slab_cache_bytes(const char *name)
 		}
 	fclose(f);
 	return bytes;
+}
+
+/* ---- the module ----------------------------------------------------------- */
+
+/* Where the guest keeps gpsphc.ko (GPSPHC_KO overrides). */
+static inline const char *gpsphc_ko_path(void)
+{
+	const char *p = getenv("GPSPHC_KO");
+
+	return p ? p : "/lib/gpsphc/gpsphc.ko";
+}
+
+/* finit_module() of gpsphc.ko with @params: 0 or -errno. */
+static inline int gpsphc_module_load(const char *params)
+{
+	int fd = open(gpsphc_ko_path(), O_RDONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+/* delete_module("gpsphc") as rmmod does it (never forced): 0 or -errno. */
+static inline int gpsphc_module_unload(void)
+{
+	return syscall(SYS_delete_module, "gpsphc", O_NONBLOCK) ? -errno : 0;
+}
+
+static inline bool gpsphc_module_loaded(void)
+{
+	return access("/sys/module/gpsphc", F_OK) == 0;
 }
 
 #endif /* GPSPHC_TEST_H */
