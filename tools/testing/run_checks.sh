@@ -82,8 +82,11 @@ timed() {
 # than a millisecond, run in the untimed lane, in a guest of their own
 # per Debian kernel: the attach/detach cycles, the concurrency stress,
 # attach and detach against PTP and PPS readers (ptp_race_test), the
-# seeded random explorer of every way in (explore_test), the hostile input (the clock within 1 ms of the truth after a storm) and
-# gpsphcd's recovery (labels again, the servo locked again within 30 s).
+# seeded random explorer of every way in (explore_test), the hostile
+# input (the clock within 1 ms of the truth after a storm), gpsphcd's
+# recovery (labels again, the servo locked again within 30 s) and the
+# DPLL device (dpll_test.sh: lock status changes within seconds; it
+# skips on 6.1, which has no DPLL core).
 # That guest has a core of its own as the timed one has (a TCG guest is
 # one thread); what it must not have is the timed guest's precision
 # bounds, as builds in either lane may share its core for a while. The
@@ -95,7 +98,7 @@ timed() {
 # they would. The YNL client (a Python program, 70 s of TCG per guest)
 # needs one kernel that has the family, and the debug kernel is the one
 # that sees its locking too.
-UNTIMED_TESTS="module_test ldisc_test stress_test ptp_race_test explore_test hostile_test gpsphcd_robust_test.sh"
+UNTIMED_TESTS="module_test ldisc_test stress_test ptp_race_test explore_test hostile_test gpsphcd_robust_test.sh dpll_test.sh"
 DEBUG_TESTS="module_test framing_test netlink_test stress_test ptp_race_test explore_test ynl_cli_test.sh"
 UNTIMED_BUILD=$TOP/tools/testing/vm/build/untimed
 timed_built=
