@@ -106,6 +106,7 @@ same "modinfo -F version gpsphc.ko is dkms.conf's PACKAGE_VERSION" \
 {
 	echo "/lib/modules/$KA/updates/gpsphc.ko"
 	echo /usr/sbin/gpsphcd
+	echo /usr/bin/gpsphc-plot
 	echo /usr/share/man/man8/gpsphcd.8
 	echo /usr/share/man/man5/gpsphc.conf.5
 	for f in "$SRC"/userspace/systemd/*.in; do
@@ -168,13 +169,14 @@ DEB=$T/share/deb
 check "make deb (from the tree without .git)" env GPSPHC_DEB_BUILD="$DEB" make -s -C "$SRC" deb
 DKMS_DEB=$DEB/gpsphc-dkms_${V}_all.deb
 HELPER_DEB=$DEB/gpsphcd_${V}_$ARCH.deb
-check "make deb built gpsphc-dkms_${V}_all.deb and gpsphcd_${V}_$ARCH.deb" \
-	test -f "$DKMS_DEB" -a -f "$HELPER_DEB"
-for deb in "$DKMS_DEB" "$HELPER_DEB"; do
+PLOT_DEB=$DEB/gpsphc-plot_${V}_all.deb
+check "make deb built gpsphc-dkms_${V}_all.deb, gpsphcd_${V}_$ARCH.deb and gpsphc-plot_${V}_all.deb" \
+	test -f "$DKMS_DEB" -a -f "$HELPER_DEB" -a -f "$PLOT_DEB"
+for deb in "$DKMS_DEB" "$HELPER_DEB" "$PLOT_DEB"; do
 	[ -f "$deb" ] || continue
 	pkg=$(dpkg-deb -f "$deb" Package)
 	same "$pkg: Version is dkms.conf's PACKAGE_VERSION" "$V" "$(dpkg-deb -f "$deb" Version)"
-	same "$pkg: Architecture" "$([ "$pkg" = gpsphc-dkms ] && echo all || echo "$ARCH")" \
+	same "$pkg: Architecture" "$([ "$pkg" = gpsphcd ] && echo "$ARCH" || echo all)" \
 		"$(dpkg-deb -f "$deb" Architecture)"
 	lint=$(lintian --no-cfg "$deb" 2>&1 | grep -v '^running with root privileges')
 	printf '%s\n' "$lint" | grep . | sed "s/^/# /"
