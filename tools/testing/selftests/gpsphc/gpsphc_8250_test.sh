@@ -42,10 +42,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-dev_of_tty() {
-	grep -l "^${tty#/dev/}\$" /sys/class/gpsphc/*/tty 2>/dev/null | xargs -r dirname
-}
-attached() { test -n "$(dev_of_tty)"; }
 stat_of() { cat "$dev/statistics/$1" 2>/dev/null || echo 0; }
 msi_on() { [ $(($(cat "$EMU/ier") & 8)) -ne 0 ]; }
 clocal_set() { stty -F "$tty" -a | grep -qw clocal; }
@@ -107,8 +103,8 @@ tap_plan 22
 
 exec 9<>"$tty"
 stored_gpsphcd "$work/out1" "$work/err1"
-until_s 10 attached
-dev=$(dev_of_tty)
+until_s 10 dev_attached "$tty"
+dev=$(gpsphc_dev "$tty")
 [ -n "$dev" ] || dev=/nonexistent
 check "gpsphcd_attaches_to_the_8250_port" grep -q "attached as ${dev##*/}" "$work/err1"
 # The emulator's platform device has no driver bound: none to name.
@@ -153,8 +149,8 @@ check "closing_the_stores_copy_detaches" test ! -e "$dev"
 PY=$(command -v python3 || echo /usr/bin/python3)
 if [ -x "$PY" ]; then
 	plain_attach 60
-	until_s 10 attached
-	dev=$(dev_of_tty)
+	until_s 10 dev_attached "$tty"
+	dev=$(gpsphc_dev "$tty")
 	[ -n "$dev" ] || dev=/nonexistent
 	until_s 3 msi_on
 	check "plain_attach_turns_msi_on" msi_on

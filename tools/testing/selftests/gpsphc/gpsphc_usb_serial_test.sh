@@ -39,10 +39,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-dev_of_tty() {
-	grep -l "^${tty#/dev/}\$" /sys/class/gpsphc/*/tty 2>/dev/null | xargs -r dirname
-}
-attached() { test -n "$(dev_of_tty)"; }
 stat_of() { cat "$dev/statistics/$1" 2>/dev/null || echo 0; }
 
 tap_plan 9
@@ -57,8 +53,8 @@ printf '\r\n' >&8
 sleep 0.5
 gpsphcd --baud 9600 --state "$work/state" "$tty" >"$work/out" 2>"$work/err" &
 daemon=$!
-until_s 10 attached
-dev=$(dev_of_tty)
+until_s 10 dev_attached "$tty"
+dev=$(gpsphc_dev "$tty")
 [ -n "$dev" ] || dev=/nonexistent
 check "gpsphcd_attaches_to_ttyUSB0" grep -q "attached as ${dev##*/}" "$work/err"
 check "gpsphcd_names_the_driver" grep -qx \

@@ -122,16 +122,17 @@ until_s() {
 	done
 }
 
-# gpsphc_dev: the sysfs directory of the gpsphc device on ttyGPSSIM$port,
-# or nothing.
+# gpsphc_dev [TTY]: the sysfs directory of the gpsphc device on TTY
+# (ttyS1 or /dev/ttyS1; ttyGPSSIM$port by default), or nothing.
 gpsphc_dev() {
-	grep -l "^ttyGPSSIM$port\$" /sys/class/gpsphc/*/tty 2>/dev/null | xargs -r dirname
+	_t=${1:-ttyGPSSIM$port}
+	grep -l "^${_t#/dev/}\$" /sys/class/gpsphc/*/tty 2>/dev/null | xargs -r dirname
 }
 
-# dev_attached: has the port's tty a gpsphc device now? For until_s, which
+# dev_attached [TTY]: has the tty a gpsphc device now? For until_s, which
 # must run the lookup each time ("test -n \"$(gpsphc_dev)\"" would expand it
 # once, before the wait).
-dev_attached() { test -n "$(gpsphc_dev)"; }
+dev_attached() { test -n "$(gpsphc_dev "$@")"; }
 
 # sim_port N: use the fake UART's port N: sets port, tty and SIM_CTL (its
 # debugfs directory).
