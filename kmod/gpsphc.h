@@ -369,18 +369,15 @@ struct gpsphc_event_sink {
  * @leap:	enum gpsphc_leap, pending
  * @leap_utc:	POSIX seconds of the midnight ending the leap day
  * @phc_dead:	detaching: sysfs stores fail with ENODEV
- * @servo_lock:	protects the servo: the fields from @step_ns to
+ * @servo_lock:	protects the servo: the fields from @servo_off to
  *		@labels_while_off, the servo's settings among them. Taken
  *		in process context only (the event queue's worker, the
  *		receive path, netlink, sysfs, the PTP core's ops and aux
  *		worker), before phc_lock. The time base fields the servo
  *		sets (@scale, @tai_utc, @leap, @leap_utc) are written under
  *		both. Functions of servo_glue.c named *_locked assert it.
- * @step_ns:	offsets above this are stepped, not slewed
- * @confirm_n:	labels needed to move the kernel's count
- * @rx_latency_ns: coarse mode: receiver's second to first sentence start
  * @servo_off:	the servo leaves the clock alone (GPSPHC_A_DEV_SERVO_OFF)
- * @servo:	the servo's state (servo.h)
+ * @servo:	the servo's state (servo.h), its settings in @servo.cfg
  * @servo_out:	what the servo said last (state, offset, RMS, holdover)
  * @utc_pending: how far a change of TAI - UTC or leap is confirmed
  * @utc_proposed: the label that proposed it last
@@ -427,9 +424,6 @@ struct gpsphc_dev {
 	u64 leap_utc;
 	bool phc_dead;
 	struct mutex servo_lock;	/* before phc_lock */
-	u64 step_ns;
-	u32 confirm_n;
-	u64 rx_latency_ns;
 	bool servo_off;
 	struct gpsphc_servo servo;
 	struct gpsphc_servo_out servo_out;
@@ -570,6 +564,8 @@ gpsphc_servo_glue_label(struct gpsphc_dev *gdev,
 void gpsphc_servo_glue_status(struct gpsphc_dev *gdev, u64 *st);
 void gpsphc_servo_glue_apply(struct gpsphc_dev *gdev,
 			     const struct gpsphc_clock_settings *set);
+void gpsphc_servo_glue_settings(struct gpsphc_dev *gdev,
+				struct gpsphc_clock_settings *set);
 
 /* rx.c */
 void gpsphc_rx_init(struct gpsphc_dev *gdev);

@@ -104,20 +104,22 @@ static int gpsphc_put_servo(struct sk_buff *skb, struct gpsphc_dev *gdev)
 static int gpsphc_fill_dev(struct sk_buff *skb, struct gpsphc_dev *gdev)
 {
 	u64 stats[GPSPHC_A_STATS_MAX + 1];
+	struct gpsphc_clock_settings set;
 
 	gpsphc_dev_stats(gdev, stats);
+	gpsphc_servo_glue_settings(gdev, &set);
 	if (nla_put_u32(skb, GPSPHC_A_DEV_ID, gdev->id) ||
 	    nla_put_string(skb, GPSPHC_A_DEV_TTY, gdev->tty_name) ||
 	    nla_put_u32(skb, GPSPHC_A_DEV_PPS_INDEX, gdev->pps_id) ||
 	    nla_put_u32(skb, GPSPHC_A_DEV_EDGE, READ_ONCE(gdev->edge)) ||
 	    nla_put_u32(skb, GPSPHC_A_DEV_PTP_INDEX, gdev->ptp_id) ||
-	    nla_put_u32(skb, GPSPHC_A_DEV_SCALE, READ_ONCE(gdev->scale)) ||
-	    nla_put_u64_64bit(skb, GPSPHC_A_DEV_STEP_NS, READ_ONCE(gdev->step_ns),
+	    nla_put_u32(skb, GPSPHC_A_DEV_SCALE, set.scale) ||
+	    nla_put_u64_64bit(skb, GPSPHC_A_DEV_STEP_NS, set.step_ns,
 			      GPSPHC_A_DEV_PAD) ||
-	    nla_put_u32(skb, GPSPHC_A_DEV_CONFIRM_N, READ_ONCE(gdev->confirm_n)) ||
+	    nla_put_u32(skb, GPSPHC_A_DEV_CONFIRM_N, set.confirm_n) ||
 	    nla_put_u64_64bit(skb, GPSPHC_A_DEV_RX_LATENCY_NS,
-			      READ_ONCE(gdev->rx_latency_ns), GPSPHC_A_DEV_PAD) ||
-	    nla_put_u8(skb, GPSPHC_A_DEV_SERVO_OFF, READ_ONCE(gdev->servo_off)) ||
+			      set.rx_latency_ns, GPSPHC_A_DEV_PAD) ||
+	    nla_put_u8(skb, GPSPHC_A_DEV_SERVO_OFF, set.servo_off) ||
 	    gpsphc_put_servo(skb, gdev))
 		return -EMSGSIZE;
 	return gpsphc_put_values(skb, GPSPHC_A_DEV_STATS, stats,

@@ -32,7 +32,7 @@ void gpsphc_servo_glue_init(struct gpsphc_dev *gdev)
 	gpsphc_servo_default_cfg(&cfg);
 	gpsphc_servo_init(&gdev->servo, &cfg);
 	gdev->servo_out.state = GPSPHC_SERVO_UNLOCKED;
-	/* A change of nothing fills the settings' lock-free copies. */
+	/* A change of nothing brings the default settings in range. */
 	gpsphc_servo_glue_apply(gdev, &none);
 }
 
@@ -234,7 +234,7 @@ static void gpsphc_glue_servo_off_locked(struct gpsphc_dev *gdev, bool off)
 	lockdep_assert_held(&gdev->servo_lock);
 	if (off == gdev->servo_off)
 		return;
-	WRITE_ONCE(gdev->servo_off, off);
+	gdev->servo_off = off;
 	/* Back on, it needs a label again; the edge history is kept. */
 	gpsphc_servo_reset(&gdev->servo);
 	gpsphc_glue_show_state_locked(gdev, off ? GPSPHC_SERVO_OFF :
@@ -464,9 +464,29 @@ void gpsphc_servo_glue_apply(struct gpsphc_dev *gdev,
 	if (set->change & BIT(GPSPHC_A_DEV_SERVO_OFF))
 		gpsphc_glue_servo_off_locked(gdev, set->servo_off);
 	gpsphc_servo_configure(&gdev->servo, &cfg);
-	/* The copies the files read without the lock; in range, as set. */
-	WRITE_ONCE(gdev->step_ns, gdev->servo.cfg.step_threshold_ns);
-	WRITE_ONCE(gdev->confirm_n, gdev->servo.cfg.confirm_n);
-	WRITE_ONCE(gdev->rx_latency_ns, gdev->servo.cfg.rx_latency_ns);
+	mutex_unlock(&gdev->servo_lock);
+}
+
+/**
+ * gpsphc_servo_glue_settings() - the clock's settings as they are now
+ * @gdev: the device
+ * @set: filled in, every field (@set->change is 0)
+ *
+ * Read together under servo_lock, so that a reader never sees one
+ * dev-set half applied, nor a u64 torn on a 32-bit CPU.
+ *
+ * Context: process; takes servo_lock.
+ */
+void gpsphc_servo_glue_settings(struct gpsphc_dev *gdev,
+				struct gpsphc_clock_settings *set)
+{
+	mutex_lock(&gdev->servo_lock);
+	*set = (struct gpsphc_clock_settings){
+		.scale = READ_ONCE(gdev->scale),
+		.step_ns = gdev->servo.cfg.step_threshold_ns,
+		.confirm_n = gdev->servo.cfg.confirm_n,
+		.rx_latency_ns = gdev->servo.cfg.rx_latency_ns,
+		.servo_off = gdev->servo_off,
+	};
 	mutex_unlock(&gdev->servo_lock);
 }

@@ -91,21 +91,24 @@ struct gpsphc_setting_attr {
 
 #define to_gpsphc_setting_attr(a) container_of(a, struct gpsphc_setting_attr, attr)
 
-static u64 gpsphc_setting_get(struct gpsphc_dev *gdev, int set)
+static u64 gpsphc_setting_get(struct gpsphc_dev *gdev, int which)
 {
-	switch (set) {
-	case GPSPHC_A_DEV_EDGE:
+	struct gpsphc_clock_settings set;
+
+	if (which == GPSPHC_A_DEV_EDGE)
 		return READ_ONCE(gdev->edge);
+	gpsphc_servo_glue_settings(gdev, &set);
+	switch (which) {
 	case GPSPHC_A_DEV_SCALE:
-		return READ_ONCE(gdev->scale);
+		return set.scale;
 	case GPSPHC_A_DEV_STEP_NS:
-		return READ_ONCE(gdev->step_ns);
+		return set.step_ns;
 	case GPSPHC_A_DEV_CONFIRM_N:
-		return READ_ONCE(gdev->confirm_n);
+		return set.confirm_n;
 	case GPSPHC_A_DEV_RX_LATENCY_NS:
-		return READ_ONCE(gdev->rx_latency_ns);
+		return set.rx_latency_ns;
 	default:
-		return !READ_ONCE(gdev->servo_off);
+		return !set.servo_off;
 	}
 }
 
