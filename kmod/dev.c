@@ -60,7 +60,10 @@ void gpsphc_class_unregister(void)
 
 static void gpsphc_dev_free(struct rcu_head *rcu)
 {
-	kfree(container_of(rcu, struct gpsphc_dev, rcu));
+	struct gpsphc_dev *gdev = container_of(rcu, struct gpsphc_dev, rcu);
+
+	gpsphc_servo_glue_free(gdev);
+	kfree(gdev);
 }
 
 /*
@@ -203,7 +206,9 @@ struct gpsphc_dev *gpsphc_dev_attach(struct tty_struct *tty)
 	gpsphc_events_init(gdev, &gpsphc_clock_input);
 	gpsphc_rx_init(gdev);
 	gpsphc_phc_init(gdev);
-	gpsphc_servo_glue_init(gdev);
+	ret = gpsphc_servo_glue_init(gdev);
+	if (ret)
+		goto out_free_gdev;
 
 	device_initialize(&gdev->dev);
 	gdev->dev.class = &gpsphc_class;
@@ -271,6 +276,10 @@ out_erase_id:
 out_unlock:
 	mutex_unlock(&gpsphc_devs_mutex);
 	put_device(&gdev->dev);
+	return ERR_PTR(ret);
+
+out_free_gdev:
+	kfree(gdev);
 	return ERR_PTR(ret);
 }
 

@@ -23,8 +23,8 @@
  *   still be stepped.
  * - LOCKED on PPS edges: %DPLL_LOCK_STATUS_LOCKED_HO_ACQ. The loop
  *   follows the pulses and the rate its steering filter holds is what
- *   holdover keeps (servo.h: HOLDOVER keeps "the loop's estimate of the
- *   pulses' rate", and a HOLDOVER entered from LOCKED is treated as
+ *   holdover keeps (servo/servo.h: HOLDOVER keeps "the loop's estimate
+ *   of the pulses' rate", and a HOLDOVER entered from LOCKED is treated as
  *   locked when the pulses come back).
  * - LOCKED in coarse mode (sentence starts, no PPS wired):
  *   %DPLL_LOCK_STATUS_LOCKED. Locked, to millisecond-grade inputs whose

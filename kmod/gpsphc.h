@@ -93,7 +93,7 @@
 #include <linux/workqueue.h>
 
 #include "framer.h"
-#include "servo.h"
+#include "servo/servo.h"
 #include "uapi/linux/gpsphc.h"
 
 struct dpll_device;
@@ -133,6 +133,7 @@ struct gpsphc_servo_field {
  * @confirm_n:	labels needed to move the kernel's count
  * @rx_latency_ns: coarse mode: receiver's second to first sentence start
  * @servo_off:	the servo leaves the clock alone
+ * @clock_servo: enum gpsphc_clock_servo: the servo's estimator
  *
  * The interfaces (netlink's dev-set, the sysfs files) fill it, range
  * checked as the spec says, and gpsphc_servo_glue_apply() applies it in
@@ -146,6 +147,7 @@ struct gpsphc_clock_settings {
 	u32 confirm_n;
 	u64 rx_latency_ns;
 	bool servo_off;
+	u32 clock_servo;
 };
 
 /**
@@ -377,7 +379,8 @@ struct gpsphc_event_sink {
  *		sets (@scale, @tai_utc, @leap, @leap_utc) are written under
  *		both. Functions of servo_glue.c named *_locked assert it.
  * @servo_off:	the servo leaves the clock alone (GPSPHC_A_DEV_SERVO_OFF)
- * @servo:	the servo's state (servo.h), its settings in @servo.cfg
+ * @servo:	the servo (kmod/servo/servo.h): created with the device,
+ *		freed with it (gpsphc_servo_glue_free())
  * @servo_out:	what the servo said last (state, offset, RMS, holdover)
  * @utc_pending: how far a change of TAI - UTC or leap is confirmed
  * @utc_proposed: the label that proposed it last
@@ -425,7 +428,7 @@ struct gpsphc_dev {
 	bool phc_dead;
 	struct mutex servo_lock;	/* before phc_lock */
 	bool servo_off;
-	struct gpsphc_servo servo;
+	struct gpsphc_servo *servo;
 	struct gpsphc_servo_out servo_out;
 	struct gpsphc_servo_confirm utc_pending;
 	struct gpsphc_label utc_proposed;
@@ -554,7 +557,10 @@ void gpsphc_ptp_unregister(struct gpsphc_dev *gdev);
 
 /* servo_glue.c */
 extern const struct gpsphc_clock_input gpsphc_clock_input;
-void gpsphc_servo_glue_init(struct gpsphc_dev *gdev);
+int gpsphc_servo_glue_init(struct gpsphc_dev *gdev);
+void gpsphc_servo_glue_free(struct gpsphc_dev *gdev);
+void gpsphc_servo_glue_counters(struct gpsphc_dev *gdev,
+				struct gpsphc_servo_counters *c);
 void gpsphc_servo_glue_tick(struct gpsphc_dev *gdev);
 void gpsphc_servo_glue_reset_locked(struct gpsphc_dev *gdev);
 enum gpsphc_label_verdict

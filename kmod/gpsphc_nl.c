@@ -39,7 +39,7 @@ const struct nla_policy gpsphc_dev_get_nl_policy[GPSPHC_A_DEV_TTY + 1] = {
 };
 
 /* GPSPHC_CMD_DEV_SET - do */
-const struct nla_policy gpsphc_dev_set_nl_policy[GPSPHC_A_DEV_SERVO_OFF + 1] = {
+const struct nla_policy gpsphc_dev_set_nl_policy[GPSPHC_A_DEV_CLOCK_SERVO + 1] = {
 	[GPSPHC_A_DEV_ID] = { .type = NLA_U32, },
 	[GPSPHC_A_DEV_EDGE] = NLA_POLICY_RANGE(NLA_U32, 1, 2),
 	[GPSPHC_A_DEV_SCALE] = NLA_POLICY_RANGE(NLA_U32, 1, 2),
@@ -47,6 +47,7 @@ const struct nla_policy gpsphc_dev_set_nl_policy[GPSPHC_A_DEV_SERVO_OFF + 1] = {
 	[GPSPHC_A_DEV_CONFIRM_N] = NLA_POLICY_RANGE(NLA_U32, 1, 60),
 	[GPSPHC_A_DEV_RX_LATENCY_NS] = NLA_POLICY_FULL_RANGE(NLA_U64, &gpsphc_a_dev_rx_latency_ns_range),
 	[GPSPHC_A_DEV_SERVO_OFF] = NLA_POLICY_MAX(NLA_U8, 1),
+	[GPSPHC_A_DEV_CLOCK_SERVO] = NLA_POLICY_RANGE(NLA_U32, 1, 2),
 };
 
 /* GPSPHC_CMD_TIME_SET - do */
@@ -68,7 +69,7 @@ const struct genl_ops gpsphc_nl_ops[3] = {
 		.cmd		= GPSPHC_CMD_DEV_SET,
 		.doit		= gpsphc_nl_dev_set_doit,
 		.policy		= gpsphc_dev_set_nl_policy,
-		.maxattr	= GPSPHC_A_DEV_SERVO_OFF,
+		.maxattr	= GPSPHC_A_DEV_CLOCK_SERVO,
 		.flags		= GENL_ADMIN_PERM,
 	},
 	{

@@ -120,6 +120,7 @@ static int gpsphc_fill_dev(struct sk_buff *skb, struct gpsphc_dev *gdev)
 	    nla_put_u64_64bit(skb, GPSPHC_A_DEV_RX_LATENCY_NS,
 			      set.rx_latency_ns, GPSPHC_A_DEV_PAD) ||
 	    nla_put_u8(skb, GPSPHC_A_DEV_SERVO_OFF, set.servo_off) ||
+	    nla_put_u32(skb, GPSPHC_A_DEV_CLOCK_SERVO, set.clock_servo) ||
 	    gpsphc_put_servo(skb, gdev))
 		return -EMSGSIZE;
 	return gpsphc_put_values(skb, GPSPHC_A_DEV_STATS, stats,
@@ -329,6 +330,8 @@ int gpsphc_nl_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
 		set.rx_latency_ns = nla_get_u64(attrs[GPSPHC_A_DEV_RX_LATENCY_NS]);
 	if (attrs[GPSPHC_A_DEV_SERVO_OFF])
 		set.servo_off = nla_get_u8(attrs[GPSPHC_A_DEV_SERVO_OFF]);
+	if (attrs[GPSPHC_A_DEV_CLOCK_SERVO])
+		set.clock_servo = nla_get_u32(attrs[GPSPHC_A_DEV_CLOCK_SERVO]);
 	if (attrs[GPSPHC_A_DEV_EDGE])
 		gpsphc_pps_set_edge(gdev, nla_get_u32(attrs[GPSPHC_A_DEV_EDGE]));
 	gpsphc_servo_glue_apply(gdev, &set);

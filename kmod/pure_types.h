@@ -6,7 +6,8 @@
  *
  * In the kernel it gives the kernel's own u8..s64, bool, size_t and NULL,
  * and the arithmetic helpers the pure files use (math64.h, minmax.h,
- * math.h, overflow.h, bitops.h, log2.h); on the host the same names, from the
+ * math.h, overflow.h, bitops.h, log2.h; kzalloc() and kfree() for the
+ * servo's handle); on the host the same names, from the
  * C11 standard headers and small definitions here that behave like the
  * kernel's for the values the pure files pass them.
  */
@@ -24,6 +25,7 @@
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/overflow.h>
+#include <linux/slab.h>
 #include <linux/sort.h>
 
 #else /* !__KERNEL__ */
@@ -57,6 +59,11 @@ typedef int64_t s64;
 #define abs(x)		({ __typeof__(x) _x = (x); _x < 0 ? -_x : _x; })
 #define check_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
 #define check_sub_overflow(a, b, d)	__builtin_sub_overflow(a, b, d)
+
+/* The servo's handle: zeroed, freed with kfree() */
+#define GFP_KERNEL		0
+#define kzalloc(size, gfp)	calloc(1, (size))
+#define kfree(p)		free(p)
 
 /* lib/sort.c's sort(), without its swap function */
 #define sort(base, num, size, cmp, swap)	qsort(base, num, size, cmp)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gpsphc: between the servo (servo.c, pure) and the clock's time base
+ * gpsphc: between the servo (kmod/servo/, pure) and the clock's time base
  * (phc.c). Feeds the servo every on-time edge, sentence and label,
  * applies what it asks for to the time base, keeps the labels' TAI - UTC
  * and leap second, and turns state changes into notifications.
@@ -22,18 +22,43 @@
  * gpsphc_servo_glue_init() - set up the servo of a new device
  * @gdev: the device, its time base set up (gpsphc_phc_init()), before its
  *	clock is registered
+ *
+ * Context: process; allocates.
+ * Return: 0, or -ENOMEM.
  */
-void gpsphc_servo_glue_init(struct gpsphc_dev *gdev)
+int gpsphc_servo_glue_init(struct gpsphc_dev *gdev)
 {
 	struct gpsphc_clock_settings none = {};
 	struct gpsphc_servo_cfg cfg;
 
 	mutex_init(&gdev->servo_lock);
 	gpsphc_servo_default_cfg(&cfg);
-	gpsphc_servo_init(&gdev->servo, &cfg);
+	gdev->servo = gpsphc_servo_create(&cfg);
+	if (!gdev->servo)
+		return -ENOMEM;
 	gdev->servo_out.state = GPSPHC_SERVO_UNLOCKED;
 	/* A change of nothing brings the default settings in range. */
 	gpsphc_servo_glue_apply(gdev, &none);
+	return 0;
+}
+
+/**
+ * gpsphc_servo_glue_free() - free the servo of a device being freed
+ * @gdev: the device, which nothing can reach any more
+ *
+ * Context: any (the device's RCU callback).
+ */
+void gpsphc_servo_glue_free(struct gpsphc_dev *gdev)
+{
+	gpsphc_servo_destroy(gdev->servo);
+}
+
+/* The servo's settings; under servo_lock. */
+static void gpsphc_glue_cfg_locked(struct gpsphc_dev *gdev,
+				   struct gpsphc_servo_cfg *cfg)
+{
+	lockdep_assert_held(&gdev->servo_lock);
+	gpsphc_servo_settings(gdev->servo, cfg);
 }
 
 /* The clock's TAI time at @raw, for the servo. */
@@ -109,7 +134,7 @@ static void gpsphc_glue_edge(struct gpsphc_dev *gdev,
 	struct gpsphc_servo_out out;
 
 	mutex_lock(&gdev->servo_lock);
-	gpsphc_servo_edge(&gdev->servo, GPSPHC_SERVO_INPUT_PPS, ev->seq,
+	gpsphc_servo_edge(gdev->servo, GPSPHC_SERVO_INPUT_PPS, ev->seq,
 			  ev->raw_ns, gpsphc_glue_tai(gdev, ev->raw_ns), &out);
 	/*
 	 * From the edge's capture when no clock read since has seen a later
@@ -134,19 +159,21 @@ static void gpsphc_glue_sentence(struct gpsphc_dev *gdev,
 				 const struct gpsphc_sentence *s,
 				 struct gpsphc_count *count)
 {
+	struct gpsphc_servo_cfg cfg;
 	struct gpsphc_servo_out out;
 	u64 at;
 
 	*count = (struct gpsphc_count){ };
 	mutex_lock(&gdev->servo_lock);
 	if (s->csum != GPSPHC_CSUM_OK) {
-		gpsphc_servo_skip(&gdev->servo, GPSPHC_SERVO_INPUT_SENTENCE,
+		gpsphc_servo_skip(gdev->servo, GPSPHC_SERVO_INPUT_SENTENCE,
 				  s->seq);
 		goto out_unlock;
 	}
 	/* The receiver's second began rx_latency_ns before the '$'. */
-	at = s->start_ns - min(s->start_ns, gdev->servo.cfg.rx_latency_ns);
-	gpsphc_servo_edge(&gdev->servo, GPSPHC_SERVO_INPUT_SENTENCE, s->seq,
+	gpsphc_glue_cfg_locked(gdev, &cfg);
+	at = s->start_ns - min(s->start_ns, cfg.rx_latency_ns);
+	gpsphc_servo_edge(gdev->servo, GPSPHC_SERVO_INPUT_SENTENCE, s->seq,
 			  s->start_ns, gpsphc_glue_tai(gdev, at), &out);
 	gpsphc_glue_count(&out, count);
 	/*
@@ -188,7 +215,7 @@ void gpsphc_servo_glue_tick(struct gpsphc_dev *gdev)
 	mutex_lock(&gdev->servo_lock);
 	if (!gdev->servo_off) {
 		now = ktime_get_raw_ns();
-		gpsphc_servo_tick(&gdev->servo, now, &out);
+		gpsphc_servo_tick(gdev->servo, now, &out);
 		gpsphc_glue_apply_locked(gdev, now, &out);
 	}
 	mutex_unlock(&gdev->servo_lock);
@@ -224,7 +251,7 @@ void gpsphc_servo_glue_reset_locked(struct gpsphc_dev *gdev)
 	lockdep_assert_held(&gdev->servo_lock);
 	if (gdev->servo_off)
 		return;
-	gpsphc_servo_reset(&gdev->servo);
+	gpsphc_servo_reset(gdev->servo);
 	gpsphc_glue_show_state_locked(gdev, GPSPHC_SERVO_UNLOCKED);
 }
 
@@ -236,7 +263,7 @@ static void gpsphc_glue_servo_off_locked(struct gpsphc_dev *gdev, bool off)
 		return;
 	gdev->servo_off = off;
 	/* Back on, it needs a label again; the edge history is kept. */
-	gpsphc_servo_reset(&gdev->servo);
+	gpsphc_servo_reset(gdev->servo);
 	gpsphc_glue_show_state_locked(gdev, off ? GPSPHC_SERVO_OFF :
 				      GPSPHC_SERVO_UNLOCKED);
 }
@@ -274,6 +301,7 @@ static bool gpsphc_glue_utc_confirmed_locked(struct gpsphc_dev *gdev,
 					     u64 edge_num)
 {
 	struct gpsphc_label *p = &gdev->utc_proposed;
+	struct gpsphc_servo_cfg cfg;
 	bool same;
 
 	lockdep_assert_held(&gdev->servo_lock);
@@ -284,8 +312,9 @@ static bool gpsphc_glue_utc_confirmed_locked(struct gpsphc_dev *gdev,
 	}
 	same = gpsphc_glue_same_utc(label, p->tai_utc, p->leap, p->leap_utc);
 	*p = *label;
+	gpsphc_glue_cfg_locked(gdev, &cfg);
 	if (!gpsphc_servo_confirm(&gdev->utc_pending, same, edge_num,
-				  gdev->servo.cfg.confirm_n))
+				  cfg.confirm_n))
 		return false;
 	gpsphc_glue_take_utc_locked(gdev, label);
 	return true;
@@ -333,6 +362,8 @@ gpsphc_servo_glue_label(struct gpsphc_dev *gdev,
 			struct gpsphc_label_report *report)
 {
 	enum gpsphc_label_verdict verdict;
+	struct gpsphc_servo_status st;
+	struct gpsphc_servo_cfg cfg;
 	struct gpsphc_servo_out out;
 	int ret;
 	u64 now;
@@ -340,8 +371,9 @@ gpsphc_servo_glue_label(struct gpsphc_dev *gdev,
 	if (!label->sentence && gpsphc_events_edge_queued(gdev, label->seq))
 		gpsphc_events_flush(gdev);
 	mutex_lock(&gdev->servo_lock);
+	gpsphc_glue_cfg_locked(gdev, &cfg);
 	*report = (struct gpsphc_label_report){
-		.confirm_n = gdev->servo.cfg.confirm_n,
+		.confirm_n = cfg.confirm_n,
 	};
 	if (gdev->servo_off) {
 		gdev->labels_while_off++;
@@ -349,7 +381,7 @@ gpsphc_servo_glue_label(struct gpsphc_dev *gdev,
 		goto out_unlock;
 	}
 	now = ktime_get_raw_ns();
-	ret = gpsphc_servo_label(&gdev->servo, label->sentence ?
+	ret = gpsphc_servo_label(gdev->servo, label->sentence ?
 				 GPSPHC_SERVO_INPUT_SENTENCE :
 				 GPSPHC_SERVO_INPUT_PPS, label->seq,
 				 label->tai_sec, now, gpsphc_glue_tai(gdev, now),
@@ -374,8 +406,9 @@ gpsphc_servo_glue_label(struct gpsphc_dev *gdev,
 			verdict = GPSPHC_LABEL_LOUD;
 		break;
 	case GPSPHC_SERVO_LABEL_DISAGREE:
-		report->off_s = gdev->servo.pending_d;
-		report->confirmed = gdev->servo.pending.n;
+		gpsphc_servo_status(gdev->servo, &st);
+		report->off_s = st.pending_s;
+		report->confirmed = st.pending_n;
 		gpsphc_glue_apply_locked(gdev, now, &out);
 		verdict = GPSPHC_LABEL_LOUD;
 		break;
@@ -396,11 +429,14 @@ out_unlock:
  */
 void gpsphc_servo_glue_status(struct gpsphc_dev *gdev, u64 *st)
 {
-	const struct gpsphc_servo_counters *c = &gdev->servo.counters;
+	const struct gpsphc_servo_counters *c;
+	struct gpsphc_servo_status sst;
 	unsigned long flags;
 	bool off;
 
 	mutex_lock(&gdev->servo_lock);
+	gpsphc_servo_status(gdev->servo, &sst);
+	c = &sst.counters;
 	spin_lock_irqsave(&gdev->phc_lock, flags);
 	st[GPSPHC_A_SERVO_FREQ_PPB] = div_s64(gdev->phc_adj,
 					      GPSPHC_SERVO_ADJ_PER_PPB);
@@ -437,6 +473,24 @@ void gpsphc_servo_glue_status(struct gpsphc_dev *gdev, u64 *st)
 }
 
 /**
+ * gpsphc_servo_glue_counters() - the servo's counters
+ * @gdev: the device
+ * @c: filled in
+ *
+ * Context: process; takes servo_lock.
+ */
+void gpsphc_servo_glue_counters(struct gpsphc_dev *gdev,
+				struct gpsphc_servo_counters *c)
+{
+	struct gpsphc_servo_status st;
+
+	mutex_lock(&gdev->servo_lock);
+	gpsphc_servo_status(gdev->servo, &st);
+	mutex_unlock(&gdev->servo_lock);
+	*c = st.counters;
+}
+
+/**
  * gpsphc_servo_glue_apply() - change settings of the clock and its servo
  * @gdev: the device
  * @set: the settings to change, already range-checked by the caller
@@ -448,7 +502,7 @@ void gpsphc_servo_glue_apply(struct gpsphc_dev *gdev,
 	unsigned long flags;
 
 	mutex_lock(&gdev->servo_lock);
-	cfg = gdev->servo.cfg;
+	gpsphc_glue_cfg_locked(gdev, &cfg);
 	if (set->change & BIT(GPSPHC_A_DEV_SCALE)) {
 		/* The time base reads in it. */
 		spin_lock_irqsave(&gdev->phc_lock, flags);
@@ -461,9 +515,11 @@ void gpsphc_servo_glue_apply(struct gpsphc_dev *gdev,
 		cfg.confirm_n = set->confirm_n;
 	if (set->change & BIT(GPSPHC_A_DEV_RX_LATENCY_NS))
 		cfg.rx_latency_ns = set->rx_latency_ns;
+	if (set->change & BIT(GPSPHC_A_DEV_CLOCK_SERVO))
+		cfg.clock_servo = set->clock_servo;
 	if (set->change & BIT(GPSPHC_A_DEV_SERVO_OFF))
 		gpsphc_glue_servo_off_locked(gdev, set->servo_off);
-	gpsphc_servo_configure(&gdev->servo, &cfg);
+	gpsphc_servo_configure(gdev->servo, &cfg);
 	mutex_unlock(&gdev->servo_lock);
 }
 
@@ -480,13 +536,17 @@ void gpsphc_servo_glue_apply(struct gpsphc_dev *gdev,
 void gpsphc_servo_glue_settings(struct gpsphc_dev *gdev,
 				struct gpsphc_clock_settings *set)
 {
+	struct gpsphc_servo_cfg cfg;
+
 	mutex_lock(&gdev->servo_lock);
+	gpsphc_glue_cfg_locked(gdev, &cfg);
 	*set = (struct gpsphc_clock_settings){
 		.scale = READ_ONCE(gdev->scale),
-		.step_ns = gdev->servo.cfg.step_threshold_ns,
-		.confirm_n = gdev->servo.cfg.confirm_n,
-		.rx_latency_ns = gdev->servo.cfg.rx_latency_ns,
+		.step_ns = cfg.step_threshold_ns,
+		.confirm_n = cfg.confirm_n,
+		.rx_latency_ns = cfg.rx_latency_ns,
 		.servo_off = gdev->servo_off,
+		.clock_servo = cfg.clock_servo,
 	};
 	mutex_unlock(&gdev->servo_lock);
 }

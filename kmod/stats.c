@@ -22,6 +22,7 @@ void gpsphc_dev_stats(struct gpsphc_dev *gdev, u64 *stats)
 {
 	const struct gpsphc_framer *f = &gdev->framer;
 	const struct gpsphc_framer_counters *fc = &f->counters;
+	struct gpsphc_servo_counters sc;
 	unsigned int start;
 
 	stats[GPSPHC_A_STATS_UNSPEC] = 0;
@@ -44,8 +45,7 @@ void gpsphc_dev_stats(struct gpsphc_dev *gdev, u64 *stats)
 	stats[GPSPHC_A_STATS_PPS_EDGES] = atomic64_read(&gdev->pps_edges);
 	stats[GPSPHC_A_STATS_EVENTS_DROPPED] = gpsphc_events_dropped(gdev);
 	/* The servo's count of seconds is the only one. */
-	mutex_lock(&gdev->servo_lock);
-	stats[GPSPHC_A_STATS_PPS_MISSED] = gdev->servo.counters.missed;
-	mutex_unlock(&gdev->servo_lock);
+	gpsphc_servo_glue_counters(gdev, &sc);
+	stats[GPSPHC_A_STATS_PPS_MISSED] = sc.missed;
 	stats[GPSPHC_A_STATS_PAD] = 0;
 }

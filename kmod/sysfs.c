@@ -74,6 +74,21 @@ static ssize_t available_scales_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(available_scales);
 
+static const char * const gpsphc_clock_servo_names[] = {
+	[GPSPHC_CLOCK_SERVO_BANK] = "bank",
+	[GPSPHC_CLOCK_SERVO_PI] = "pi",
+};
+
+static ssize_t available_clock_servos_show(struct device *dev,
+					   struct device_attribute *attr,
+					   char *buf)
+{
+	return sysfs_emit(buf, "%s %s\n",
+			  gpsphc_clock_servo_names[GPSPHC_CLOCK_SERVO_BANK],
+			  gpsphc_clock_servo_names[GPSPHC_CLOCK_SERVO_PI]);
+}
+static DEVICE_ATTR_RO(available_clock_servos);
+
 static const char * const gpsphc_servo_names[] = { "off", "on" };
 
 /*
@@ -107,6 +122,8 @@ static u64 gpsphc_setting_get(struct gpsphc_dev *gdev, int which)
 		return set.confirm_n;
 	case GPSPHC_A_DEV_RX_LATENCY_NS:
 		return set.rx_latency_ns;
+	case GPSPHC_A_DEV_CLOCK_SERVO:
+		return set.clock_servo;
 	default:
 		return !set.servo_off;
 	}
@@ -189,6 +206,9 @@ static ssize_t gpsphc_setting_store(struct device *dev,
 	case GPSPHC_A_DEV_RX_LATENCY_NS:
 		set.rx_latency_ns = v;
 		break;
+	case GPSPHC_A_DEV_CLOCK_SERVO:
+		set.clock_servo = v;
+		break;
 	default:
 		set.servo_off = !v;
 		break;
@@ -218,6 +238,8 @@ static GPSPHC_SETTING_ATTR(rx_latency_ns, GPSPHC_A_DEV_RX_LATENCY_NS, NULL, 0,
 			   999 * NSEC_PER_MSEC);
 static GPSPHC_SETTING_ATTR(servo, GPSPHC_A_DEV_SERVO_OFF, gpsphc_servo_names,
 			   0, 1);
+static GPSPHC_SETTING_ATTR(clock_servo, GPSPHC_A_DEV_CLOCK_SERVO,
+			   gpsphc_clock_servo_names, 1, GPSPHC_CLOCK_SERVO_MAX);
 
 /*
  * Servo status: one value per file, each read through one snapshot of
@@ -289,6 +311,8 @@ static struct attribute *gpsphc_dev_attrs[] = {
 	&dev_attr_confirm_n.attr.attr,
 	&dev_attr_rx_latency_ns.attr.attr,
 	&dev_attr_servo.attr.attr,
+	&dev_attr_clock_servo.attr.attr,
+	&dev_attr_available_clock_servos.attr,
 	&gpsphc_servo_fields[GPSPHC_A_SERVO_STATE].attr.attr,
 	&gpsphc_servo_fields[GPSPHC_A_SERVO_OFFSET_NS].attr.attr,
 	&gpsphc_servo_fields[GPSPHC_A_SERVO_RMS_NS].attr.attr,

@@ -70,6 +70,27 @@ enum gpsphc_scale {
 };
 
 /**
+ * enum gpsphc_clock_servo - The servo's estimator, which turns the offsets of
+ *   the counted edges into the clock's rate; valid values for
+ *   GPSPHC_A_DEV_CLOCK_SERVO. Counting, labels, steps, holdover and the servo
+ *   states are the same with either.
+ * @GPSPHC_CLOCK_SERVO_BANK: A bank of Kalman filters of the edges' raw times,
+ *   weighted by how well each predicted the recent edges, with outlier
+ *   rejection. The default.
+ * @GPSPHC_CLOCK_SERVO_PI: linuxptp's PI servo (its clock_servo pi), with its
+ *   gains for hardware time stamps at one sample a second: kp 0.7, ki 0.3. No
+ *   outlier rejection: an offset beyond step-ns relocks and steps.
+ */
+enum gpsphc_clock_servo {
+	GPSPHC_CLOCK_SERVO_BANK = 1,
+	GPSPHC_CLOCK_SERVO_PI,
+
+	/* private: */
+	__GPSPHC_CLOCK_SERVO_MAX,
+	GPSPHC_CLOCK_SERVO_MAX = (__GPSPHC_CLOCK_SERVO_MAX - 1)
+};
+
+/**
  * enum gpsphc_leap - A leap second announced for the end of a UTC day; valid
  *   values for GPSPHC_A_TIME_LEAP and GPSPHC_A_SERVO_LEAP.
  * @GPSPHC_LEAP_NONE: No leap second pending.
@@ -133,6 +154,7 @@ enum gpsphc_dev_attrs {
 	GPSPHC_A_DEV_SERVO,
 	GPSPHC_A_DEV_TIME,
 	GPSPHC_A_DEV_SERVO_OFF,
+	GPSPHC_A_DEV_CLOCK_SERVO,
 
 	__GPSPHC_A_DEV_MAX,
 	GPSPHC_A_DEV_MAX = (__GPSPHC_A_DEV_MAX - 1)

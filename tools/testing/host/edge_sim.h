@@ -13,7 +13,7 @@
 #ifndef _EDGE_SIM_H
 #define _EDGE_SIM_H
 
-#include "servo.h"
+#include "servo/internal.h"
 
 #define EDGE_SIM_MAX_EVENTS	16
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Benchmark of the gpsphc servo (kmod/servo*.c) against linuxptp's servos
+ * Benchmark of the gpsphc servo (kmod/servo/) against linuxptp's servos
  * (lptp_servos.c: the PI with ts2phc's hardware gains and with ptp4l's
  * software gains, and linreg) and against a Kalman filter given the noise
  * parameters (kalman_ref.c), on the streams real oscillators make
@@ -196,8 +196,12 @@ static double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-/* Our servo, fed as the kernel feeds it: edge, label 300 ms on, tick */
-static void run_ours(const struct row *r, unsigned int seed, double *err)
+/*
+ * Our servo with the estimator @est, fed as the kernel feeds it: edge,
+ * label 300 ms on, tick
+ */
+static void run_ours(const struct row *r, unsigned int seed, double *err,
+		     enum gpsphc_clock_servo est)
 {
 	struct gpsphc_servo_cfg cfg;
 	struct gpsphc_servo_out out;
@@ -208,6 +212,7 @@ static void run_ours(const struct row *r, unsigned int seed, double *err)
 	u64 k, now;
 
 	gpsphc_servo_default_cfg(&cfg);
+	cfg.clock_servo = est;
 	gpsphc_servo_init(&s, &cfg);
 	sim_for(r, seed, &sim);
 	phc_init(&phc, 0, 0, cfg.max_ppb);
@@ -439,6 +444,7 @@ struct row_result {
 	double ref_q;
 	double lptp_rms, lptp_p99, lptp_max;	/* the best linuxptp figures */
 	char verdict[32];
+	struct stats pi;		/* gpsphc with clock_servo pi */
 };
 
 static void run_row(unsigned int i, struct row_result *res)
@@ -449,8 +455,11 @@ static void run_row(unsigned int i, struct row_result *res)
 
 	row_at(i, r);
 	for (j = 0; j < N_SEEDS; j++)
-		run_ours(r, j, err[j]);
+		run_ours(r, j, err[j], GPSPHC_CLOCK_SERVO_BANK);
 	score(err, &res->s[S_OURS]);
+	for (j = 0; j < N_SEEDS; j++)
+		run_ours(r, j, err[j], GPSPHC_CLOCK_SERVO_PI);
+	score(err, &res->pi);
 	res->ref_q = run_refs(r, err, &res->s[S_REF]);
 	for (k = S_PI_HW; k <= S_LINREG; k++) {
 		for (j = 0; j < N_SEEDS; j++)
@@ -576,7 +585,8 @@ static void cost(FILE **out)
 		for (j = 0; j < 4; j++)
 			if (!strcmp(r.name, rows[j]))
 				for (k = 0; k < N_SEEDS; k++)
-					run_ours(&r, k, err);
+					run_ours(&r, k, err,
+						 GPSPHC_CLOCK_SERVO_BANK);
 	}
 	n = edge_cost_n;
 	for (i = 0; i < n; i++)
@@ -590,6 +600,104 @@ static void cost(FILE **out)
 			edge_cost[n / 2], edge_cost[n * 99 / 100], edge_cost[n - 1]);
 	free(edge_cost);
 	edge_cost = NULL;
+}
+
+/*
+ * The servo's worst paths, forced, over EDGES_FORCED edges of 1 us jitter:
+ * every 20 s the pulses' phase steps by 2 ms for good (outliers, then a
+ * relock), and every 200 s the clock is reset and labelled again (the
+ * first label's estimate from the history, with its sorts). Host ns per
+ * gpsphc_servo_edge() and per gpsphc_servo_label(), with estimator @est.
+ */
+#define EDGES_FORCED	1000000U
+
+static void cost_forced(FILE **out, enum gpsphc_clock_servo est,
+			const char *name)
+{
+	double *ec = calloc(EDGES_FORCED, sizeof(*ec));
+	double *lc = calloc(EDGES_FORCED, sizeof(*lc));
+	struct gpsphc_servo_cfg cfg;
+	struct gpsphc_servo_out out_s;
+	struct gpsphc_servo s;
+	struct edge_sim_edge e;
+	struct phc_model phc;
+	struct edge_sim sim;
+	u64 k, now, phase = 0, relocks;
+	unsigned int i, ln = 0;
+	double t0;
+	struct row r;
+
+	for (i = 0; i < N_ROWS; i++) {
+		row_at(i, &r);
+		if (!strcmp(r.name, "rw-1ppb 1us"))
+			break;
+	}
+	gpsphc_servo_default_cfg(&cfg);
+	cfg.clock_servo = est;
+	gpsphc_servo_init(&s, &cfg);
+	sim_for(&r, 0, &sim);
+	phc_init(&phc, 0, 0, cfg.max_ppb);
+	for (k = 0; k < EDGES_FORCED; k++) {
+		edge_sim_next(&sim, &e);
+		if (k && k % 20 == 0)
+			phase += 2000000;
+		if (k && k % 200 == 0)
+			gpsphc_servo_reset(&s);
+		e.raw += phase;
+		t0 = now_ns();
+		gpsphc_servo_edge(&s, GPSPHC_SERVO_INPUT_PPS, (u32)k, e.raw,
+				  phc_read(&phc, e.raw), &out_s);
+		ec[k] = now_ns() - t0;
+		phc_apply(&phc, e.raw + EDGE_DELAY_NS, &out_s);
+		now = e.raw + LABEL_DELAY_NS;
+		t0 = now_ns();
+		gpsphc_servo_label(&s, GPSPHC_SERVO_INPUT_PPS, (u32)k,
+				   e.tai_sec, now, phc_read(&phc, now), &out_s);
+		lc[ln++] = now_ns() - t0;
+		phc_apply(&phc, now, &out_s);
+	}
+	relocks = s.counters.relocks;
+	qsort(ec, EDGES_FORCED, sizeof(*ec), cmp_double);
+	qsort(lc, ln, sizeof(*lc), cmp_double);
+	for (i = 0; i < 2 && out[i]; i++)
+		fprintf(out[i],
+			"cost, worst paths forced (%s): %u edges, %llu outliers, %llu relocks, %llu rephases, %llu steps, %u labels:\n"
+			"  gpsphc_servo_edge()  median %.0f ns, p99 %.0f ns, p99.99 %.0f ns, max %.0f ns\n"
+			"  gpsphc_servo_label() median %.0f ns, p99 %.0f ns, p99.99 %.0f ns, max %.0f ns\n",
+			name, EDGES_FORCED,
+			(unsigned long long)s.counters.outliers,
+			(unsigned long long)relocks,
+			(unsigned long long)s.counters.rephases,
+			(unsigned long long)s.counters.steps, ln,
+			ec[EDGES_FORCED / 2], ec[EDGES_FORCED / 100 * 99],
+			ec[EDGES_FORCED / 10000 * 9999], ec[EDGES_FORCED - 1],
+			lc[ln / 2], lc[ln / 100 * 99], lc[ln / 10000 * 9999],
+			lc[ln - 1]);
+	free(ec);
+	free(lc);
+}
+
+/*
+ * gpsphc with clock_servo pi beside linuxptp's pi-hw (the same gains)
+ * and the bank: the simple servo users know, in the servo's states.
+ */
+static void print_pi(FILE *f, const struct row_result *res, unsigned int n)
+{
+	unsigned int i;
+
+	fprintf(f,
+		"\n## clock_servo pi: gpsphc's PI estimator (kp 0.7, ki 0.3) beside linuxptp's pi-hw and the bank\n"
+		"# %-32s %27s %27s %27s\n# %-32s %27s %27s %27s\n",
+		"", "gpsphc pi", "pi-hw", "gpsphc bank", "stream",
+		"rms / p99 / max", "rms / p99 / max", "rms / p99 / max");
+	for (i = 0; i < n; i++) {
+		const struct stats *p = &res[i].pi, *h = &res[i].s[S_PI_HW];
+		const struct stats *b = &res[i].s[S_OURS];
+
+		fprintf(f, "  %-32s %8.1f %8.0f %9.0f %8.1f %8.0f %9.0f %8.1f %8.0f %9.0f\n",
+			res[i].row.name, p->rms, p->p99, p->max, h->rms,
+			h->p99, h->max, b->rms, b->p99, b->max);
+	}
 }
 
 /*
@@ -734,7 +842,7 @@ static int trace(const char *name, unsigned int seed)
 		row_at(i, &r);
 		if (strcmp(r.name, name))
 			continue;
-		run_ours(&r, seed, err[S_OURS]);
+		run_ours(&r, seed, err[S_OURS], GPSPHC_CLOCK_SERVO_BANK);
 		run_ref(&r, seed, r.st->wander_ppb * r.st->wander_ppb,
 			err[S_REF]);
 		run_lptp(&r, seed, LPTP_PI_HW, err[S_PI_HW]);
@@ -821,10 +929,13 @@ int main(int argc, char **argv)
 		print_lock_header(f);
 		for (i = 0; i < n; i++)
 			print_lock(f, &res[i]);
+		print_pi(f, res, n);
 	}
 	if (!only) {
 		step_bound(out, res, n);
 		cost(out);
+		cost_forced(out, GPSPHC_CLOCK_SERVO_BANK, "bank");
+		cost_forced(out, GPSPHC_CLOCK_SERVO_PI, "pi");
 	}
 	for (k = 0; k < 2 && out[k]; k++) {
 		FILE *f = out[k];

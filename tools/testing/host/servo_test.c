@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host tests for the gpsphc clock servo (kmod/servo.c). Simulated edge
+ * Host tests for the gpsphc clock servo (kmod/servo/). Simulated edge
  * streams (edge_sim.c) feed it as the kernel would: the edge's raw time
  * and what the clock read then, a label from "userspace" 300 ms after
  * each edge, a tick 600 ms after each second, and where a test asks,

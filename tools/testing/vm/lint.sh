@@ -29,7 +29,7 @@ checkpatch_files() {
 }
 
 checkpatch() {
-	files=$(cd "$TOP" && ls kmod/*.[ch] tools/testing/gpsphc_sim/*.[ch] 2>/dev/null |
+	files=$(cd "$TOP" && ls kmod/*.[ch] kmod/servo/*.[ch] tools/testing/gpsphc_sim/*.[ch] 2>/dev/null |
 		grep -v -x -F "$(echo $COMPAT_FILES $GENERATED_FILES | tr ' ' '\n')")
 	compat=$(cd "$TOP" && ls $COMPAT_FILES 2>/dev/null)
 	generated=$(cd "$TOP" && ls $GENERATED_FILES 2>/dev/null)

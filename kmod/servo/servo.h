@@ -2,14 +2,15 @@
 /*
  * gpsphc clock servo: decides how the PTP clock follows the PPS edges.
  *
- * Pure C with no floating point and no allocation, using only the
- * kernel's arithmetic helpers (pure_types.h gives the host the same): the
- * same files (servo*.c, split by concern: see servo_internal.h) build into
- * the gpsphc line discipline and into the host tests and the benchmark
- * (tools/testing/host/). It does no locking: the caller
- * embeds a struct gpsphc_servo per device and serialises every call on it,
- * and every read of its fields, under one lock (the module's servo_lock,
- * a mutex: the servo runs in process context, never in an interrupt).
+ * The servo is a library (kmod/servo/): pure C with no floating point,
+ * using only the kernel's arithmetic helpers (pure_types.h gives the host
+ * the same), so that the same files build into the gpsphc line discipline
+ * and into the host tests and the benchmark (tools/testing/host/). This
+ * header is all its callers see: an opaque handle, the settings, what a
+ * call returns and a status. internal.h says how the files split the
+ * work. The servo does no locking: the caller serialises every call on a
+ * handle under one lock (the module's servo_lock, a mutex: the servo runs
+ * in process context, never in an interrupt).
  *
  * The clock the servo steers is CLOCK_MONOTONIC_RAW through a rate and an
  * offset, kept by the caller:
@@ -64,11 +65,20 @@
  *   like any other (see &gpsphc_servo_cfg.outlier_max), unless its
  *   offset is above the step threshold: then LOCKING, and a step.
  *
- * The loop (servo_loop.c) is a small bank of Kalman filters of the edges'
- * raw times, each assuming a different wander of the host's rate (two a
- * drift of it as well); the clock is steered to read each next second at
- * their predictions of the next edge, each weighted by how well it
- * predicted the recent edges.
+ * Counting and labels are the servo's own; the estimator that turns the
+ * offsets of the counted edges into a rate sits behind an ops table
+ * (internal.h), picked by &gpsphc_servo_cfg.clock_servo:
+ *
+ * - %GPSPHC_CLOCK_SERVO_BANK (the default, bank.c): a small bank of Kalman
+ *   filters of the edges' raw times, each assuming a different wander of
+ *   the host's rate (two a drift of it as well); the clock is steered to
+ *   read each next second at their predictions of the next edge, each
+ *   weighted by how well it predicted the recent edges.
+ * - %GPSPHC_CLOCK_SERVO_PI (pi.c): linuxptp's PI servo with its gains for
+ *   hardware time stamps at one sample a second (kp 0.7, ki 0.3), for
+ *   users who want the servo they already know. It has no outlier
+ *   rejection, as in linuxptp: an offset beyond the step threshold
+ *   relocks and steps.
  */
 #ifndef _GPSPHC_SERVO_H
 #define _GPSPHC_SERVO_H
@@ -85,7 +95,7 @@
 #define GPSPHC_SERVO_RMS_EDGES		64
 /* Consecutive offsets within lock_ns that make LOCKING become LOCKED. */
 #define GPSPHC_SERVO_LOCK_EDGES		4
-/* Filters in the loop's bank (servo_loop.c) */
+/* Filters in the loop's bank (bank.c) */
 #define GPSPHC_SERVO_MODELS		8
 /*
  * Outliers that scatter are rejected up to this many times outlier_max
@@ -158,6 +168,8 @@ struct gpsphc_servo_input_cfg {
  *	has come for this long (or none ever has): after a PPS loss,
  *	holdover on the PPS-trained frequency beats millisecond inputs for
  *	a while.
+ * @clock_servo: the estimator (enum gpsphc_clock_servo, uapi); anything
+ *	else is the default, %GPSPHC_CLOCK_SERVO_BANK.
  */
 struct gpsphc_servo_cfg {
 	struct gpsphc_servo_input_cfg pps;
@@ -170,6 +182,7 @@ struct gpsphc_servo_cfg {
 	u64 rx_latency_ns;
 	u64 sentence_gap_ns;
 	u64 coarse_after_ns;
+	enum gpsphc_clock_servo clock_servo;
 };
 
 /**
@@ -258,8 +271,8 @@ struct gpsphc_servo_counters {
  *
  * Every call fills @state, @offset_ns and @rms_ns, so the last output of
  * any call is a status; @holdover_ns comes from gpsphc_servo_tick() only.
- * The counters are not copied here (this runs with interrupts off on
- * every edge): read &gpsphc_servo.counters under the caller's lock.
+ * The counters are not copied here (every edge would copy them): read
+ * them with gpsphc_servo_status() under the caller's lock.
  */
 struct gpsphc_servo_out {
 	u32 flags;
@@ -306,40 +319,6 @@ enum gpsphc_servo_label_result {
 };
 
 /**
- * struct gpsphc_servo_edge_rec - one input in the servo's history (internal)
- * @raw: the raw time the servo uses (the capture time, less the receiver
- *	latency for sentence starts).
- * @num: edge number.
- * @seq: the input's sequence number, by which labels name it.
- * @counted: the input counted as a second.
- * @coarse: a sentence start (@seq is a sentence's), else a PPS edge.
- * @rephase: the count took it as the pulses' new phase (see
- *	&gpsphc_servo_counters.rephases).
- */
-struct gpsphc_servo_edge_rec {
-	u64 raw;
-	u64 num;
-	u32 seq;
-	bool counted;
-	bool coarse;
-	bool rephase;
-};
-
-/**
- * struct gpsphc_servo_fed - the inputs of one kind the servo was fed
- * @any: one was.
- * @next_seq: the sequence number after the last one's.
- * @counted_any: one was counted as a second.
- * @last_counted_seq: the sequence number of the last one counted.
- */
-struct gpsphc_servo_fed {
-	bool any;
-	u32 next_seq;
-	bool counted_any;
-	u32 last_counted_seq;
-};
-
-/**
  * struct gpsphc_servo_confirm - a change that labels must confirm
  * @num: edge number of the last label that proposed it
  * @n: labels for distinct consecutive edges that proposed it, 0: none
@@ -354,162 +333,33 @@ struct gpsphc_servo_confirm {
 };
 
 /**
- * struct gpsphc_servo_model - one filter of the loop's bank (internal)
- * @a: its estimate of the true raw time of the bank's anchor edge less
- *	the measured one, 2^-16 ns.
- * @p: its estimate of the pulses' period, raw ns per second, 2^-16 ns.
- * @d: its estimate of the period's drift, 2^-16 ns per second per
- *	second; always 0 in the filters that model no drift.
- * @score: mean square of its prediction errors, ns^2, forgotten 1/256
- *	per edge: which filter steers.
- * @fast: the same, forgotten 1/16 per edge: which filter fell behind.
- * @llr: the evidence that it predicts better than the steering filter
- *	since it last did not, 2^-16 nats (a CUSUM of log-likelihood ratios).
- * @n: edges in its least-squares start (see servo_loop.c); 0 once it
- *	runs on its steady-state gains.
- */
-struct gpsphc_servo_model {
-	s64 a;
-	s64 p;
-	s64 d;
-	u64 score;
-	u64 fast;
-	u32 llr;
-	u32 n;
-};
-
-/**
- * struct gpsphc_servo_reject - an edge rejected as an outlier (internal)
- * @num: its edge number.
- * @y: the steering filter's prediction error at it, ns.
- */
-struct gpsphc_servo_reject {
-	u64 num;
-	s64 y;
-};
-
-/**
- * struct gpsphc_servo_bank - the loop's filters of the edges (internal)
- * @m: the filters: those of a phase and a rate, from the steadiest rate
- *	to the most wandering one, then those that model a drift as well.
- * @ready: @m and the anchor are valid; false: the next labelled edge
- *	starts them from the history's estimate.
- * @restart: the next accepted edge starts the filters again, at their
- *	periods (a relock: the pulses moved).
- * @best: the steering filter, the one with the lowest @score: the rate
- *	held in holdover, and the one the others are weighed against.
- * @anchor_raw: raw time of the last edge the filters took.
- * @anchor_num: its edge number.
- * @prev_raw: raw time of the edge they took before it; with @prev_num
- *	@anchor_num - 1 only.
- * @prev_num: its edge number.
- * @prev_ok: @prev_raw is valid.
- * @scored: edges in the scores, up to 256.
- * @r: the edges' capture noise, ns^2: from second differences of
- *	consecutive edges' raw times, forgotten 1/64 per edge.
- * @r_n: edges in @r, up to 64.
- * @agile: edges left in which the lowest short score steers, after a
- *	surprise (an edge far off every prediction, yet taken).
- */
-struct gpsphc_servo_bank {
-	struct gpsphc_servo_model m[GPSPHC_SERVO_MODELS];
-	bool ready;
-	bool restart;
-	u32 best;
-	u64 anchor_raw;
-	u64 anchor_num;
-	u64 prev_raw;
-	u64 prev_num;
-	bool prev_ok;
-	u32 scored;
-	u64 r;
-	u32 r_n;
-	u32 agile;
-};
-
-/**
- * struct gpsphc_servo - per-device servo state, embedded by its user
- * @cfg: settings, sanitised; change them with gpsphc_servo_configure().
- * @counters: statistics; see struct gpsphc_servo_counters.
+ * struct gpsphc_servo_status - the servo's state between calls
  * @state: enum gpsphc_servo_state.
- * @before_holdover: the state the next good edge returns to from HOLDOVER.
  * @coarse: sentence starts are the input (no PPS).
- * @labelled: @tai_base is valid.
- * @have_edge: @last_raw and @last_num are valid.
- * @tai_base: TAI second of edge number 0.
- * @last_raw: raw time of the last counted input.
- * @last_num: its edge number.
- * @last_pps_raw: raw time of the last PPS edge; valid with @pps_seen.
- * @pps_seen: a PPS edge came since init.
- * @last_sentence_raw: raw time of the last sentence start, any.
- * @sentence_seen: @last_sentence_raw is valid.
- * @freq: the rate correction that makes the clock tick true seconds: the
- *	steering filter's period (or the history's, before the loop ran),
- *	2^-16 ppb.
+ * @offset_ns: as in struct gpsphc_servo_out.
+ * @rms_ns: as in struct gpsphc_servo_out.
+ * @freq: the rate that makes the clock tick true seconds, the estimator's,
+ *	2^-16 ppb: what HOLDOVER holds.
  * @adj: the rate correction last asked for, 2^-16 ppb.
- * @offset_ns: offset at the last labelled input.
- * @bank: the loop's filters; see struct gpsphc_servo_bank.
- * @rejects: outliers in a row.
- * @rejected: the last two of them, older first: their edge numbers and
- *	the steering filter's prediction errors (ns); valid up to @rejects.
- * @lock_run: offsets in a row within lock_ns.
- * @pending_d: seconds by which the pending labels disagree.
- * @pending: how far the labels for @pending_d are confirmed.
- * @off_phase_raw: raw time of the last PPS edge off the predicted phase.
- * @off_phase_run: such edges in a row, each a second after the one before.
- * @off_phase_ns: how late the last of them came against its second, ns.
- * @fed: per enum gpsphc_servo_input, the inputs fed, for labels' refusals.
- * @storm_until: raw time until which counted PPS edges do not steer the
- *	clock: a spurious edge came close to a second (edges compete). A
- *	new phase the count takes (@off_phase_run) ends it: its edges came
- *	one a second.
- * @hist: the last inputs, oldest first from @hist_head.
- * @hist_head: index of the oldest entry of @hist.
- * @hist_len: entries in @hist.
- * @rms_ring: the last accepted offsets, ns, saturated to +-2^28.
- * @rms_pos: next slot of @rms_ring.
- * @rms_len: valid entries in @rms_ring.
- * @rms_sum: sum of the squares of the valid entries, ns^2.
- * @rms_ns: square root of @rms_sum / @rms_len.
+ * @pending_s: whole seconds by which the pending labels disagree with the
+ *	count; with @pending_n only.
+ * @pending_n: labels in a row that proposed @pending_s, 0: none pending.
+ * @counters: see struct gpsphc_servo_counters.
  */
-struct gpsphc_servo {
-	struct gpsphc_servo_cfg cfg;
-	struct gpsphc_servo_counters counters;
+struct gpsphc_servo_status {
 	enum gpsphc_servo_state state;
-	enum gpsphc_servo_state before_holdover;
 	bool coarse;
-	bool labelled;
-	bool have_edge;
-	u64 tai_base;
-	u64 last_raw;
-	u64 last_num;
-	u64 last_pps_raw;
-	bool pps_seen;
-	u64 last_sentence_raw;
-	bool sentence_seen;
+	s64 offset_ns;
+	u64 rms_ns;
 	s64 freq;
 	s64 adj;
-	s64 offset_ns;
-	struct gpsphc_servo_bank bank;
-	u32 rejects;
-	struct gpsphc_servo_reject rejected[2];
-	u32 lock_run;
-	s64 pending_d;
-	struct gpsphc_servo_confirm pending;
-	u64 off_phase_raw;
-	u32 off_phase_run;
-	s64 off_phase_ns;
-	struct gpsphc_servo_fed fed[2];
-	u64 storm_until;
-	struct gpsphc_servo_edge_rec hist[GPSPHC_SERVO_HISTORY];
-	u32 hist_head;
-	u32 hist_len;
-	s32 rms_ring[GPSPHC_SERVO_RMS_EDGES];
-	u32 rms_pos;
-	u32 rms_len;
-	u64 rms_sum;
-	u64 rms_ns;
+	s64 pending_s;
+	u32 pending_n;
+	struct gpsphc_servo_counters counters;
 };
+
+/* The servo: opaque to its callers. */
+struct gpsphc_servo;
 
 /**
  * gpsphc_servo_default_cfg() - fill in the default settings
@@ -519,23 +369,49 @@ struct gpsphc_servo {
  * within 10 us. Coarse: outliers beyond 4 x RMS and 20 ms, lock within
  * 20 ms. Step threshold 20 ms, 500 ppm, 3 outliers before a relock, 3
  * confirmations, holdover after 2.5 s, no receiver latency, sentence gap
- * 200 ms, coarse inputs after 600 s without PPS.
+ * 200 ms, coarse inputs after 600 s without PPS, the bank estimator.
  */
 void gpsphc_servo_default_cfg(struct gpsphc_servo_cfg *cfg);
 
 /**
- * gpsphc_servo_init() - set a servo up: UNLOCKED, no history, counters 0
- * @s: the servo.
+ * gpsphc_servo_create() - a new servo: UNLOCKED, no history, counters 0
  * @cfg: settings, copied and sanitised (see gpsphc_servo_configure()).
+ *
+ * Context: process context; it allocates (GFP_KERNEL in the kernel).
+ * Return: the servo, or NULL when out of memory.
  */
-void gpsphc_servo_init(struct gpsphc_servo *s,
-		       const struct gpsphc_servo_cfg *cfg);
+struct gpsphc_servo *gpsphc_servo_create(const struct gpsphc_servo_cfg *cfg);
+
+/**
+ * gpsphc_servo_destroy() - free a servo from gpsphc_servo_create()
+ * @s: the servo, or NULL.
+ */
+void gpsphc_servo_destroy(struct gpsphc_servo *s);
+
+/**
+ * gpsphc_servo_settings() - the settings in effect, as sanitised
+ * @s: the servo.
+ * @cfg: filled in.
+ */
+void gpsphc_servo_settings(const struct gpsphc_servo *s,
+			   struct gpsphc_servo_cfg *cfg);
+
+/**
+ * gpsphc_servo_status() - the servo's state and counters
+ * @s: the servo.
+ * @st: filled in.
+ */
+void gpsphc_servo_status(const struct gpsphc_servo *s,
+			 struct gpsphc_servo_status *st);
 
 /**
  * gpsphc_servo_configure() - change the settings, keeping the state
  * @s: the servo.
  * @cfg: new settings, copied. Out-of-range values are clamped to the
  *	nearest allowed one (documented with each field).
+ *
+ * A change of &gpsphc_servo_cfg.clock_servo starts the new estimator from
+ * the servo's rate at the next edge: the servo relocks if it was LOCKED.
  */
 void gpsphc_servo_configure(struct gpsphc_servo *s,
 			    const struct gpsphc_servo_cfg *cfg);

@@ -6,7 +6,7 @@
  * See servo.h.
  */
 
-#include "servo_internal.h"
+#include "internal.h"
 
 /* First label: tie the count to TAI, set the clock and the rate */
 static void sv_first_label(struct gpsphc_servo *s,
@@ -29,7 +29,7 @@ static void sv_first_label(struct gpsphc_servo *s,
 	sv_set_adj(s, s->freq, out);
 	/* The loop starts from the history's estimate at the next edge. */
 	gpsphc_sv_relock(s);
-	s->bank.ready = false;
+	s->est->forget(s);
 }
 
 bool gpsphc_servo_confirm(struct gpsphc_servo_confirm *c, bool same, u64 num,

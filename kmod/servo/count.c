@@ -6,7 +6,7 @@
  * the phase window of where a second is due. See servo.h.
  */
 
-#include "servo_internal.h"
+#include "internal.h"
 
 /*
  * A PPS edge is a new second only within this of where the second is due,
@@ -91,7 +91,8 @@ static s64 sv_phase_error(const struct gpsphc_servo *s, s64 phc_ns, u64 dtrue)
 {
 	u32 rem;
 
-	if (s->labelled && s->state != GPSPHC_SERVO_UNLOCKED && s->bank.ready) {
+	if (s->labelled && s->state != GPSPHC_SERVO_UNLOCKED &&
+	    s->est->ready(s)) {
 		div_u64_rem(sv_mag(phc_ns), SV_NSEC, &rem);
 		if (phc_ns < 0 && rem)
 			rem = SV_NSEC - rem;
@@ -129,8 +130,8 @@ static bool sv_rephase(struct gpsphc_servo *s, u64 raw, s64 late, u64 window)
  * False if it is no new second (spurious); an edge near a second that is
  * not counted, with another in the same second, means several edges
  * compete for it: a storm, during which the counted edges keep the count
- * but do not steer the clock (see @storm_until). Edges that come a second apart at another
- * phase are no storm: the 4th is the new phase (@rec->rephase), and the
+ * but do not steer the clock (see @storm_until). Edges that come a
+ * second apart at another phase are no storm: the 4th is the new phase (@rec->rephase), and the
  * storm hold ends, or the clock could never follow them.
  */
 static bool sv_count_pps(struct gpsphc_servo *s,

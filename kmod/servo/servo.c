@@ -3,17 +3,17 @@
  * gpsphc clock servo: counts seconds from the PPS edges, ties the count to
  * TAI with labels, and steers the clock from a bank of Kalman filters. Pure
  * C, no kernel calls: see servo.h for the contract and the units, and
- * servo_internal.h for how the files split the work. This one holds the
+ * internal.h for how the files split the work. This one holds the
  * settings and the entry points.
  *
  * Integer ranges, so that nothing can overflow whatever the inputs:
  * offsets entering the loop are saturated to +-2^40 ns; frequencies to
  * +-1e6 ppb (< 2^36 in 2^-16 ppb); RMS samples to +-2^28 ns, so 64
- * squares stay below 2^62; servo_loop.c says its own. TAI seconds above
+ * squares stay below 2^62; bank.c and pi.c say their own. TAI seconds above
  * SV_TAI_SEC_MAX are refused, so TAI ns fit in s64.
  */
 
-#include "servo_internal.h"
+#include "internal.h"
 
 /* Offsets reported */
 #define SV_REPORT_LIMIT		4611686018427387904LL	/* 2^62 */
@@ -43,6 +43,8 @@ static void sv_sanitize(struct gpsphc_servo_cfg *c)
 	c->rx_latency_ns = min_t(u64, c->rx_latency_ns, SV_NSEC - 1);
 	c->sentence_gap_ns = min_t(u64, c->sentence_gap_ns, SV_NSEC);
 	c->coarse_after_ns = min_t(u64, c->coarse_after_ns, SV_OFF_LIMIT);
+	if (c->clock_servo != GPSPHC_CLOCK_SERVO_PI)
+		c->clock_servo = GPSPHC_CLOCK_SERVO_BANK;
 }
 
 void gpsphc_servo_default_cfg(struct gpsphc_servo_cfg *cfg)
@@ -62,6 +64,7 @@ void gpsphc_servo_default_cfg(struct gpsphc_servo_cfg *cfg)
 		.rx_latency_ns = 0,
 		.sentence_gap_ns = GPSPHC_SENTENCE_GAP_MS * 1000000ULL,
 		.coarse_after_ns = GPSPHC_COARSE_AFTER_S * 1000000000ULL,
+		.clock_servo = GPSPHC_CLOCK_SERVO_BANK,
 	};
 	/* Coarse mode: the same loop, on inputs milliseconds apart. */
 	cfg->coarse = cfg->pps;
@@ -69,13 +72,30 @@ void gpsphc_servo_default_cfg(struct gpsphc_servo_cfg *cfg)
 	cfg->coarse.lock_ns = 20000000;
 }
 
+static const struct gpsphc_sv_estimator *
+sv_estimator(enum gpsphc_clock_servo which)
+{
+	return which == GPSPHC_CLOCK_SERVO_PI ? &gpsphc_sv_pi : &gpsphc_sv_bank;
+}
+
 void gpsphc_servo_configure(struct gpsphc_servo *s,
 			    const struct gpsphc_servo_cfg *cfg)
 {
+	const struct gpsphc_sv_estimator *est = sv_estimator(cfg->clock_servo);
+
 	s->cfg = *cfg;
 	sv_sanitize(&s->cfg);
 	s->freq = sv_clamp(s->freq, sv_max_adj(s));
 	s->adj = sv_clamp(s->adj, sv_max_adj(s));
+	if (est == s->est)
+		return;
+	/* The new estimator knows nothing yet: it starts at the next edge. */
+	s->est = est;
+	s->est->forget(s);
+	if (s->state == GPSPHC_SERVO_LOCKED || s->state == GPSPHC_SERVO_LOCKING)
+		gpsphc_sv_relock(s);
+	else if (s->state == GPSPHC_SERVO_HOLDOVER)
+		s->before_holdover = GPSPHC_SERVO_LOCKING;
 }
 
 void gpsphc_servo_init(struct gpsphc_servo *s,
@@ -83,6 +103,42 @@ void gpsphc_servo_init(struct gpsphc_servo *s,
 {
 	*s = (struct gpsphc_servo){ .state = GPSPHC_SERVO_UNLOCKED };
 	gpsphc_servo_configure(s, cfg);
+}
+
+struct gpsphc_servo *gpsphc_servo_create(const struct gpsphc_servo_cfg *cfg)
+{
+	struct gpsphc_servo *s = kzalloc(sizeof(*s), GFP_KERNEL);
+
+	if (s)
+		gpsphc_servo_init(s, cfg);
+	return s;
+}
+
+void gpsphc_servo_destroy(struct gpsphc_servo *s)
+{
+	kfree(s);
+}
+
+void gpsphc_servo_settings(const struct gpsphc_servo *s,
+			   struct gpsphc_servo_cfg *cfg)
+{
+	*cfg = s->cfg;
+}
+
+void gpsphc_servo_status(const struct gpsphc_servo *s,
+			 struct gpsphc_servo_status *st)
+{
+	*st = (struct gpsphc_servo_status){
+		.state = s->state,
+		.coarse = s->coarse,
+		.offset_ns = s->offset_ns,
+		.rms_ns = s->rms_ns,
+		.freq = s->freq,
+		.adj = s->adj,
+		.pending_s = s->pending_d,
+		.pending_n = s->pending.n,
+		.counters = s->counters,
+	};
 }
 
 void gpsphc_servo_skip(struct gpsphc_servo *s, enum gpsphc_servo_input kind,
@@ -174,9 +230,9 @@ void gpsphc_servo_edge(struct gpsphc_servo *s, enum gpsphc_servo_input kind,
 	 */
 	if (switched || rec.rephase) {
 		gpsphc_sv_relock(s);
-		s->bank.ready = false;
+		s->est->forget(s);
 	}
-	gpsphc_sv_loop(s, &rec, off, out);
+	s->est->sample(s, &rec, off, out);
 out:
 	sv_out_end(s, out);
 }

@@ -4,7 +4,7 @@
  * the history of counted inputs, in raw time. See servo.h.
  */
 
-#include "servo_internal.h"
+#include "internal.h"
 
 /* The fit takes inputs within this many median deviations of the medians */
 #define SV_FIT_MAD_K		5

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gpsphc servo: the loop that steers the clock, and holdover. See servo.h.
+ * gpsphc servo: the bank of Kalman filters, the default estimator
+ * (%GPSPHC_CLOCK_SERVO_BANK). See servo.h; loop.c holds what the
+ * estimators share.
  *
  * The loop models the pulses, not the clock. Each filter of a small bank
  * is a two-state Kalman filter of the edges' raw times: a phase (the raw
@@ -46,10 +48,9 @@
  * gap squared times a drift below 2^55.
  */
 
-#include "servo_internal.h"
+#include "internal.h"
 
 /* Offsets kept for the RMS */
-#define SV_RMS_LIMIT		268435456		/* 2^28 */
 /* 1 in 2^-31 */
 #define SV_Q31			2147483648ULL
 /* A gain of 1 */
@@ -74,7 +75,6 @@
  */
 #define SV_KF_SCORE_EDGES	256U
 #define SV_KF_FAST_EDGES	16U
-#define SV_KF_R_EDGES		64U
 /*
  * Until the long scores have all their edges, a filter steers only if
  * its score beats a steadier one's by SV_KF_EARLY / edges scored: in
@@ -87,8 +87,6 @@
  * under 2^-11 in the steering prediction, and are left out of it.
  */
 #define SV_KF_BLEND_SHIFT	4
-/* Second differences beyond this many sigmas are clipped in r */
-#define SV_KF_R_CLIP		3U
 /* A filter whose short score is this many times the lowest one restarts */
 #define SV_KF_WORSE		4U
 /*
@@ -115,8 +113,6 @@
  * in e^10 edges or fewer).
  */
 #define SV_KF_SWITCH_NATS	10U
-/* Offsets within this many sigmas of the capture noise count as locked */
-#define SV_LOCK_SIGMAS		3U
 
 /* No rate noise at all: a least-squares line through every edge */
 #define SV_KF_Q_NONE		(-64)
@@ -291,45 +287,6 @@ static const u32 sv_kf_abg[64][3] = {
 	{ 6652885, 5157, 2 },
 	{ 5927547, 4093, 1 },
 };
-
-void gpsphc_sv_rms_clear(struct gpsphc_servo *s)
-{
-	s->rms_pos = 0;
-	s->rms_len = 0;
-	s->rms_sum = 0;
-	s->rms_ns = 0;
-}
-
-static void sv_rms_add(struct gpsphc_servo *s, s64 off)
-{
-	s32 v = (s32)sv_clamp(off, SV_RMS_LIMIT);
-	s32 old = s->rms_ring[s->rms_pos];
-
-	if (s->rms_len == GPSPHC_SERVO_RMS_EDGES)
-		s->rms_sum -= (u64)((s64)old * old);
-	else
-		s->rms_len++;
-	s->rms_ring[s->rms_pos] = v;
-	s->rms_sum += (u64)((s64)v * v);
-	s->rms_pos = (s->rms_pos + 1) % GPSPHC_SERVO_RMS_EDGES;
-	s->rms_ns = int_sqrt64(div_u64(s->rms_sum, s->rms_len));
-}
-
-/*
- * The mean of @n squares so far, then forgetting 1/@w (a power of 2) per
- * square: a shift, not a division, once it forgets.
- */
-static void sv_mean_add(u64 *mean, u64 sq, u32 n, u32 w)
-{
-	u32 k = min(n, w);
-	u64 step = sq >= *mean ? sq - *mean : *mean - sq;
-
-	step = k == w ? step >> ilog2(w) : div_u64(step, k);
-	if (sq >= *mean)
-		*mean += step;
-	else
-		*mean -= step;
-}
 
 /* The square of @y (2^-16 ns), in ns^2, saturated at 2^60 */
 static u64 sv_sq(s64 y)
@@ -555,24 +512,6 @@ static void sv_kf_restart(struct gpsphc_servo *s,
 	sv_kf_anchor(b, rec);
 }
 
-/*
- * The capture noise r from the second difference of three consecutive
- * edges' raw times, @d2 ns (its variance is 6 r, plus q): clipped once
- * known, so that a step of the rate or a latency spike cannot inflate it.
- */
-static void sv_kf_noise(struct gpsphc_servo_bank *b, s64 d2)
-{
-	u64 m = min_t(u64, sv_mag(d2), 1ULL << 30);
-	u64 sq = div_u64(m * m, 6);
-
-	if (b->r_n >= SV_KF_FAST_EDGES &&
-	    sq > SV_KF_R_CLIP * SV_KF_R_CLIP * b->r)
-		sq = SV_KF_R_CLIP * SV_KF_R_CLIP * b->r;
-	if (b->r_n < SV_KF_R_EDGES)
-		b->r_n++;
-	sv_mean_add(&b->r, sq, b->r_n, SV_KF_R_EDGES);
-}
-
 /* The shift that brings a score @sq (ns^2, < 2^60) under 2^31 */
 static int sv_kf_score_shift(u64 sq)
 {
@@ -672,9 +611,10 @@ static void sv_kf_take(struct gpsphc_servo *s,
 		b->scored++;
 	for (i = 0; i < GPSPHC_SERVO_MODELS; i++) {
 		sq[i] = sv_sq(y[i]);
-		sv_mean_add(&b->m[i].fast, sq[i], b->scored, SV_KF_FAST_EDGES);
-		sv_mean_add(&b->m[i].score, sq[i], b->scored,
-			    SV_KF_SCORE_EDGES);
+		gpsphc_sv_mean_add(&b->m[i].fast, sq[i], b->scored,
+				   SV_KF_FAST_EDGES);
+		gpsphc_sv_mean_add(&b->m[i].score, sq[i], b->scored,
+				   SV_KF_SCORE_EDGES);
 		if (i < SV_KF_DRIFT_FIRST)
 			sv_kf_update(&b->m[i], y[i], sv_kf_ab_ss(b, i));
 		else
@@ -684,8 +624,9 @@ static void sv_kf_take(struct gpsphc_servo *s,
 			quick = i;
 	}
 	if (b->prev_ok && rec->num == b->anchor_num + 1)
-		sv_kf_noise(b, (s64)(rec->raw - b->anchor_raw) -
-			       (s64)(b->anchor_raw - b->prev_raw));
+		gpsphc_sv_noise_add(&b->r, &b->r_n,
+				    (s64)(rec->raw - b->anchor_raw) -
+				    (s64)(b->anchor_raw - b->prev_raw));
 	sv_kf_anchor(b, rec);
 
 	if (b->scored >= SV_KF_SCORE_EDGES && !b->agile)
@@ -801,7 +742,7 @@ static void sv_steer(struct gpsphc_servo *s, s64 off, s64 span,
  * what its rate noise adds over a gap of @g seconds (q g^3 / 3)? With
  * outlier_k and the short score: a suspected outlier; with
  * SV_KF_SURPRISE and the larger score: a surprise. Squares, not roots,
- * on the usual edge a second after the last: this runs in the interrupt.
+ * on the usual edge a second after the last: this runs on every edge.
  */
 static bool sv_beyond(const struct gpsphc_servo *s, u64 near, u64 g, u64 k,
 		      u64 var)
@@ -820,35 +761,6 @@ static bool sv_beyond(const struct gpsphc_servo *s, u64 near, u64 g, u64 k,
 	}
 	near = min_t(u64, near, 1ULL << 31);
 	return div64_u64(near * near, k * k) > var;
-}
-
-void gpsphc_sv_step(struct gpsphc_servo *s, s64 delta,
-		    struct gpsphc_servo_out *out)
-{
-	out->step_ns = sv_sat_add(out->step_ns, delta);
-	out->flags |= GPSPHC_SERVO_OUT_STEP;
-	s->counters.steps++;
-	gpsphc_sv_rms_clear(s);
-	s->lock_run = 0;
-}
-
-/* Converging again; the filters start again at the next edge they take */
-void gpsphc_sv_relock(struct gpsphc_servo *s)
-{
-	s->state = GPSPHC_SERVO_LOCKING;
-	s->lock_run = 0;
-	s->rejects = 0;
-	s->bank.restart = true;
-}
-
-/* The rate to hold: the steering filter's, the fitted trend of the pulses */
-void gpsphc_sv_enter_holdover(struct gpsphc_servo *s,
-			      struct gpsphc_servo_out *out)
-{
-	s->before_holdover = s->state;
-	s->state = GPSPHC_SERVO_HOLDOVER;
-	s->counters.holdovers++;
-	sv_set_adj(s, s->freq, out);
 }
 
 /*
@@ -872,14 +784,6 @@ static bool sv_rejects_agree(const struct gpsphc_servo *s, u64 num, s64 y)
 		line += div64_s64((b->y - a->y) * (s64)(num - b->num),
 				  (s64)(b->num - a->num));
 	return sv_mag(y - line) <= max(bound, ic->outlier_min_ns);
-}
-
-/* LOCKED, or in a HOLDOVER entered from LOCKED */
-static bool sv_locked(const struct gpsphc_servo *s)
-{
-	return s->state == GPSPHC_SERVO_LOCKED ||
-	       (s->state == GPSPHC_SERVO_HOLDOVER &&
-		s->before_holdover == GPSPHC_SERVO_LOCKED);
 }
 
 /*
@@ -922,7 +826,7 @@ static bool sv_screen(struct gpsphc_servo *s, s64 off, u64 near, u64 g,
 		return true;
 	}
 	if (s->rejects < limit ||
-	    (sv_locked(s) &&
+	    (gpsphc_sv_locked(s) &&
 	     s->rejects < limit * GPSPHC_SERVO_SCATTER_RUNS &&
 	     !sv_rejects_agree(s, num, y))) {
 		s->rejected[0] = s->rejected[1];
@@ -938,14 +842,13 @@ static bool sv_screen(struct gpsphc_servo *s, s64 off, u64 near, u64 g,
 }
 
 /* The loop on one labelled input @rec, at offset @off */
-void gpsphc_sv_loop(struct gpsphc_servo *s,
-		    const struct gpsphc_servo_edge_rec *rec, s64 off,
-		    struct gpsphc_servo_out *out)
+static void sv_bank_sample(struct gpsphc_servo *s,
+			   const struct gpsphc_servo_edge_rec *rec, s64 off,
+			   struct gpsphc_servo_out *out)
 {
-	const struct gpsphc_servo_input_cfg *ic = sv_icfg(s);
 	struct gpsphc_servo_bank *b = &s->bank;
 	s64 y[GPSPHC_SERVO_MODELS], d;
-	u64 g = rec->num - b->anchor_num, near = U64_MAX, mag, var;
+	u64 g = rec->num - b->anchor_num, near = U64_MAX, var;
 	struct gpsphc_servo_model *m;
 	u32 i;
 
@@ -998,23 +901,27 @@ void gpsphc_sv_loop(struct gpsphc_servo *s,
 	}
 	sv_steer(s, off, sv_kf_span(b), out);
 
-	sv_rms_add(s, off);
-	/*
-	 * "Within lock_ns", or within the input's own noise once that is
-	 * known: a PPS whose interrupt latency wanders by more than lock_ns
-	 * (a USB adapter, a busy or virtual machine) must still lock. Not
-	 * while the rate is at its limit: then the offsets grow, and that is
-	 * no noise.
-	 */
-	mag = min_t(u64, sv_mag(off), 1ULL << 31);
-	if (sv_mag(off) <= ic->lock_ns ||
-	    (b->r_n >= GPSPHC_SERVO_LOCK_EDGES &&
-	     sv_mag(s->freq) < (u64)sv_max_adj(s) &&
-	     mag * mag <= SV_LOCK_SIGMAS * SV_LOCK_SIGMAS * b->r))
-		s->lock_run++;
-	else
-		s->lock_run = 0;
-	if (s->state == GPSPHC_SERVO_LOCKING &&
-	    s->lock_run >= GPSPHC_SERVO_LOCK_EDGES)
-		s->state = GPSPHC_SERVO_LOCKED;
+	gpsphc_sv_take_offset(s, off, gpsphc_sv_in_noise(s, off, b->r, b->r_n));
 }
+
+static void sv_bank_forget(struct gpsphc_servo *s)
+{
+	s->bank.ready = false;
+}
+
+static void sv_bank_relock(struct gpsphc_servo *s)
+{
+	s->bank.restart = true;
+}
+
+static bool sv_bank_ready(const struct gpsphc_servo *s)
+{
+	return s->bank.ready;
+}
+
+const struct gpsphc_sv_estimator gpsphc_sv_bank = {
+	.forget	= sv_bank_forget,
+	.relock	= sv_bank_relock,
+	.ready	= sv_bank_ready,
+	.sample	= sv_bank_sample,
+};

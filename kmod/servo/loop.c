@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpsphc servo: what every estimator's loop shares: the RMS of the
+ * offsets, steps, relocks, holdover and the LOCKED rule. The estimator
+ * (bank.c, pi.c) decides the rate; this file keeps the states the same
+ * whichever one runs.
+ */
+
+#include "internal.h"
+
+/* Offsets kept for the RMS */
+#define SV_RMS_LIMIT		268435456		/* 2^28 */
+/*
+ * The noise estimate forgets 1/64 per edge; after 16 edges, second
+ * differences beyond 3 sigmas are clipped in it.
+ */
+#define SV_NOISE_EDGES		64U
+#define SV_NOISE_CLIP_AFTER	16U
+#define SV_NOISE_CLIP		3U
+/* Offsets within this many sigmas of the capture noise count as locked */
+#define SV_LOCK_SIGMAS		3U
+
+void gpsphc_sv_mean_add(u64 *mean, u64 sq, u32 n, u32 w)
+{
+	u32 k = min(n, w);
+	u64 step = sq >= *mean ? sq - *mean : *mean - sq;
+
+	step = k == w ? step >> ilog2(w) : div_u64(step, k);
+	if (sq >= *mean)
+		*mean += step;
+	else
+		*mean -= step;
+}
+
+void gpsphc_sv_noise_add(u64 *r, u32 *r_n, s64 d2)
+{
+	u64 m = min_t(u64, sv_mag(d2), 1ULL << 30);
+	u64 sq = div_u64(m * m, 6);
+
+	if (*r_n >= SV_NOISE_CLIP_AFTER &&
+	    sq > SV_NOISE_CLIP * SV_NOISE_CLIP * *r)
+		sq = SV_NOISE_CLIP * SV_NOISE_CLIP * *r;
+	if (*r_n < SV_NOISE_EDGES)
+		++*r_n;
+	gpsphc_sv_mean_add(r, sq, *r_n, SV_NOISE_EDGES);
+}
+
+void gpsphc_sv_rms_clear(struct gpsphc_servo *s)
+{
+	s->rms_pos = 0;
+	s->rms_len = 0;
+	s->rms_sum = 0;
+	s->rms_ns = 0;
+}
+
+static void sv_rms_add(struct gpsphc_servo *s, s64 off)
+{
+	s32 v = (s32)sv_clamp(off, SV_RMS_LIMIT);
+	s32 old = s->rms_ring[s->rms_pos];
+
+	if (s->rms_len == GPSPHC_SERVO_RMS_EDGES)
+		s->rms_sum -= (u64)((s64)old * old);
+	else
+		s->rms_len++;
+	s->rms_ring[s->rms_pos] = v;
+	s->rms_sum += (u64)((s64)v * v);
+	s->rms_pos = (s->rms_pos + 1) % GPSPHC_SERVO_RMS_EDGES;
+	s->rms_ns = int_sqrt64(div_u64(s->rms_sum, s->rms_len));
+}
+
+/*
+ * "Within lock_ns", or within the input's own noise once that is known:
+ * a PPS whose interrupt latency wanders by more than lock_ns (a USB
+ * adapter, a busy or virtual machine) must still lock. Not while the rate
+ * is at its limit: then the offsets grow, and that is no noise.
+ */
+bool gpsphc_sv_in_noise(const struct gpsphc_servo *s, s64 off, u64 r,
+			u32 r_n)
+{
+	u64 mag = min_t(u64, sv_mag(off), 1ULL << 31);
+
+	return r_n >= GPSPHC_SERVO_LOCK_EDGES &&
+	       sv_mag(s->freq) < (u64)sv_max_adj(s) &&
+	       mag * mag <= SV_LOCK_SIGMAS * SV_LOCK_SIGMAS * r;
+}
+
+void gpsphc_sv_take_offset(struct gpsphc_servo *s, s64 off, bool in_noise)
+{
+	sv_rms_add(s, off);
+	if (sv_mag(off) <= sv_icfg(s)->lock_ns || in_noise)
+		s->lock_run++;
+	else
+		s->lock_run = 0;
+	if (s->state == GPSPHC_SERVO_LOCKING &&
+	    s->lock_run >= GPSPHC_SERVO_LOCK_EDGES)
+		s->state = GPSPHC_SERVO_LOCKED;
+}
+
+void gpsphc_sv_step(struct gpsphc_servo *s, s64 delta,
+		    struct gpsphc_servo_out *out)
+{
+	out->step_ns = sv_sat_add(out->step_ns, delta);
+	out->flags |= GPSPHC_SERVO_OUT_STEP;
+	s->counters.steps++;
+	gpsphc_sv_rms_clear(s);
+	s->lock_run = 0;
+}
+
+/* Converging again; the estimator starts again at the next edge it takes */
+void gpsphc_sv_relock(struct gpsphc_servo *s)
+{
+	s->state = GPSPHC_SERVO_LOCKING;
+	s->lock_run = 0;
+	s->rejects = 0;
+	s->est->relock(s);
+}
+
+/* The rate to hold: the estimator's, the fitted trend of the pulses */
+void gpsphc_sv_enter_holdover(struct gpsphc_servo *s,
+			      struct gpsphc_servo_out *out)
+{
+	s->before_holdover = s->state;
+	s->state = GPSPHC_SERVO_HOLDOVER;
+	s->counters.holdovers++;
+	sv_set_adj(s, s->freq, out);
+}
+
+bool gpsphc_sv_locked(const struct gpsphc_servo *s)
+{
+	return s->state == GPSPHC_SERVO_LOCKED ||
+	       (s->state == GPSPHC_SERVO_HOLDOVER &&
+		s->before_holdover == GPSPHC_SERVO_LOCKED);
+}
