@@ -8,6 +8,9 @@
 # GPSPHC_TESTS="prog ..." puts only those test programs in the guest's
 # run list (while working on one of them); GPSPHC_TESTS_SKIP="prog ..."
 # leaves those out of it (make check runs some on one kernel only).
+# GPSPHC_TEST_ENV="VAR=value ..." puts those variables in the environment
+# of every program the guest runs (guest/run_tests.sh), e.g. the cases a
+# program reads from one: GPSPHC_STRESS_ONLY, GPSPHC_EXPLORE_SEED.
 #
 # Kernel code must build without a single warning (W=1 for our files):
 # any compiler warning fails the build.
@@ -106,6 +109,7 @@ install -m 0755 "$TOP/tools/testing/vm/guest/init" "$STAGE/init"
 cp "$TOP"/tools/testing/vm/guest/*.sh "$STAGE/tests/"
 cp -r "$USR/selftests/." "$STAGE/tests/"
 [ -z "${GPSPHC_TESTS:-}" ] || echo "$GPSPHC_TESTS" | tr ' ' '\n' >"$STAGE/tests/run.list"
+[ -z "${GPSPHC_TEST_ENV:-}" ] || echo "$GPSPHC_TEST_ENV" >"$STAGE/tests/run.env"
 for t in ${GPSPHC_TESTS_SKIP:-}; do
 	grep -vxF "$t" "$STAGE/tests/run.list" >"$STAGE/tests/run.list.new" || true
 	mv "$STAGE/tests/run.list.new" "$STAGE/tests/run.list"

@@ -7,12 +7,18 @@
 # never silent; one that exits 4 (kselftest's skip) must have said why in
 # a "# SKIP" line. Each program's run time is printed after it, for keeping
 # make check's budget.
+#
+# run.env, there when build.sh had GPSPHC_TEST_ENV: VAR=value words (split
+# at blanks, no quoting) put in each program's environment, e.g.
+# GPSPHC_STRESS_ONLY=stress.ptp to run only those cases of stress_test.
 cd /tests || exit 1
+set -f
+env=$(cat run.env 2>/dev/null)
 for t in $(cat run.list); do
-	echo "# ---- $t"
+	echo "# ---- $t${env:+ with $env}"
 	out=/tmp/$t.out
 	t0=$(cut -d. -f1 /proc/uptime)
-	timeout 300 ./"$t" >"$out" 2>&1
+	timeout 300 env $env ./"$t" >"$out" 2>&1
 	rc=$?
 	cat "$out"
 	echo "# ---- $t took $(($(cut -d. -f1 /proc/uptime) - t0)) s"
