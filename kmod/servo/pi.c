@@ -39,19 +39,22 @@ static s64 sv_pi_term(s64 off, s32 gain)
 }
 
 /*
- * The rate error (2^-16 ppb) that made the offset move by @d ns in @dt
- * raw ns; saturated to max_ppb.
+ * The change of the drift (2^-16 ppb) that the offset's move by @d ns in
+ * @dt raw ns asks for, as linuxptp's (1e9 - drift) * d / dt with the
+ * clock's sign: @d / @dt of 1e9 and of @drift; saturated to max_ppb.
  */
-static s64 sv_pi_rate(const struct gpsphc_servo *s, s64 d, u64 dt)
+static s64 sv_pi_rate(const struct gpsphc_servo *s, s64 drift, s64 d, u64 dt)
 {
-	u64 lim = (u64)sv_max_adj(s), mag = sv_mag(d), r;
+	u64 lim = (u64)sv_max_adj(s), mag = sv_mag(d), r, by_drift;
 
-	/* Beyond 1000 ppm (> max_ppb), no product can overflow */
+	/* Beyond 1000 ppm (> max_ppb): saturated, and no quotient is large */
 	if (mag >= div64_u64(dt, 1000) + 1)
-		r = lim;
-	else
-		r = min(mul_u64_u64_div_u64(mag * GPSPHC_SERVO_ADJ_PER_PPB,
-					    SV_NSEC, dt), lim);
+		return d < 0 ? -(s64)lim : (s64)lim;
+	/* Both < 2^36 now; |drift| < 1000 ppm, so by_drift <= r */
+	r = mul_u64_u64_div_u64(mag * GPSPHC_SERVO_ADJ_PER_PPB, SV_NSEC, dt);
+	by_drift = mul_u64_u64_div_u64(mag, sv_mag(drift), dt);
+	r = drift < 0 ? r - by_drift : r + by_drift;
+	r = min(r, lim);
 	return d < 0 ? -(s64)r : (s64)r;
 }
 
@@ -111,7 +114,7 @@ static void sv_pi_sample(struct gpsphc_servo *s,
 			return;
 		}
 		p->drift = sv_clamp(p->drift -
-				    sv_pi_rate(s, off - p->off0,
+				    sv_pi_rate(s, p->drift, off - p->off0,
 					       rec->raw - p->raw0),
 				    sv_max_adj(s));
 		p->n = 2;
