@@ -669,6 +669,7 @@ struct setting {
 
 static const char *const edge_names[] = { "rising", "falling", NULL };
 static const char *const scale_names[] = { "tai", "utc", NULL };
+static const char *const clock_servo_names[] = { "bank", "pi", NULL };
 
 static const struct setting settings[] = {
 	{ .name = "edge", .names = edge_names },
@@ -677,6 +678,7 @@ static const struct setting settings[] = {
 	{ .name = "confirm_n", .min = 1, .max = 60 },
 	{ .name = "rx_latency_ns", .min = 0, .max = 999000000 },
 	{ .name = "servo", .boolean = true },
+	{ .name = "clock_servo", .names = clock_servo_names },
 };
 
 /* Write a value drawn for @s into @val: the errno the write must give. */
@@ -751,7 +753,8 @@ static enum outcome op_sysfs_write(struct worker *w)
 	if (dfd < 0)
 		return RACED;
 	if (kind < 5) {
-		const struct setting *s = &settings[st_below(&w->rng, 6)];
+		const struct setting *s =
+			&settings[st_below(&w->rng, sizeof(settings) / sizeof(settings[0]))];
 
 		snprintf(path, sizeof(path), "%s", s->name);
 		want = draw_setting_value(w, s, val, sizeof(val));

@@ -577,11 +577,13 @@ struct nlt_dev {
 	int nstats_unknown;		/* counters with a type we don't know */
 	/* the PTP clock and its servo */
 	bool has_ptp_index, has_scale, has_step_ns, has_confirm_n, has_rx_latency;
+	bool has_clock_servo;
 	uint32_t ptp_index;
 	uint32_t scale;
 	uint64_t step_ns;
 	uint32_t confirm_n;
 	uint64_t rx_latency_ns;
+	uint32_t clock_servo;
 	struct nlt_servo servo;
 };
 
@@ -632,6 +634,10 @@ static inline void nlt_parse_dev(const struct nlmsghdr *nlh, struct nlt_dev *d)
 	if (tb[GPSPHC_A_DEV_RX_LATENCY_NS] && nlt_len(tb[GPSPHC_A_DEV_RX_LATENCY_NS]) == 8) {
 		d->has_rx_latency = true;
 		d->rx_latency_ns = nlt_u64(tb[GPSPHC_A_DEV_RX_LATENCY_NS]);
+	}
+	if (tb[GPSPHC_A_DEV_CLOCK_SERVO] && nlt_len(tb[GPSPHC_A_DEV_CLOCK_SERVO]) == 4) {
+		d->has_clock_servo = true;
+		d->clock_servo = nlt_u32(tb[GPSPHC_A_DEV_CLOCK_SERVO]);
 	}
 	nlt_parse_servo(tb[GPSPHC_A_DEV_SERVO], &d->servo);
 	if (!tb[GPSPHC_A_DEV_STATS])

@@ -2291,6 +2291,10 @@ static const struct set_case set_cases[] = {
 	{ "confirm_n 0", GPSPHC_A_DEV_CONFIRM_N, 4, 0, ERANGE },
 	{ "confirm_n 61", GPSPHC_A_DEV_CONFIRM_N, 4, 61, ERANGE },
 	{ "rx_latency_ns 999000001", GPSPHC_A_DEV_RX_LATENCY_NS, 8, 999000001, ERANGE },
+	{ "clock_servo 0", GPSPHC_A_DEV_CLOCK_SERVO, 4, 0, ERANGE },
+	{ "clock_servo past max", GPSPHC_A_DEV_CLOCK_SERVO, 4, GPSPHC_CLOCK_SERVO_MAX + 1,
+	  ERANGE },
+	{ "clock_servo as u64", GPSPHC_A_DEV_CLOCK_SERVO, 8, GPSPHC_CLOCK_SERVO_PI, EINVAL },
 	{ "scale utc", GPSPHC_A_DEV_SCALE, 4, GPSPHC_SCALE_UTC, 0 },
 	{ "step_ns 1000", GPSPHC_A_DEV_STEP_NS, 8, 1000, 0 },
 	{ "step_ns 1000000000", GPSPHC_A_DEV_STEP_NS, 8, 1000000000, 0 },
@@ -2298,6 +2302,8 @@ static const struct set_case set_cases[] = {
 	{ "confirm_n 60", GPSPHC_A_DEV_CONFIRM_N, 4, 60, 0 },
 	{ "rx_latency_ns 0", GPSPHC_A_DEV_RX_LATENCY_NS, 8, 0, 0 },
 	{ "rx_latency_ns 999000000", GPSPHC_A_DEV_RX_LATENCY_NS, 8, 999000000, 0 },
+	{ "clock_servo pi", GPSPHC_A_DEV_CLOCK_SERVO, 4, GPSPHC_CLOCK_SERVO_PI, 0 },
+	{ "clock_servo bank", GPSPHC_A_DEV_CLOCK_SERVO, 4, GPSPHC_CLOCK_SERVO_BANK, 0 },
 };
 
 static const char *attr_file(uint16_t attr)
@@ -2329,8 +2335,10 @@ TEST_F(tsnl, settings_range_checked)
 	ASSERT_EQ(1, r.n);
 	EXPECT_TRUE(r.d.has_ptp_index);
 	EXPECT_EQ((uint32_t)rx->ptp_index, r.d.ptp_index);
-	EXPECT_TRUE(r.d.has_scale && r.d.has_step_ns && r.d.has_confirm_n && r.d.has_rx_latency);
+	EXPECT_TRUE(r.d.has_scale && r.d.has_step_ns && r.d.has_confirm_n && r.d.has_rx_latency &&
+		    r.d.has_clock_servo);
 	EXPECT_EQ(GPSPHC_SCALE_TAI, r.d.scale);
+	EXPECT_EQ(GPSPHC_CLOCK_SERVO_BANK, r.d.clock_servo);
 	EXPECT_EQ(20000000, r.d.step_ns);
 	EXPECT_EQ(3, r.d.confirm_n);
 	EXPECT_EQ(0, r.d.rx_latency_ns);
@@ -2364,6 +2372,12 @@ TEST_F(tsnl, settings_range_checked)
 			EXPECT_EQ(sc->v, r.d.scale);
 			ASSERT_LT(0, gpsphc_attr_str(rx->id, "scale", buf, sizeof(buf)));
 			EXPECT_STREQ("utc", buf);
+			continue;
+		}
+		if (sc->attr == GPSPHC_A_DEV_CLOCK_SERVO) {
+			EXPECT_EQ(sc->v, r.d.clock_servo);
+			ASSERT_LT(0, gpsphc_attr_str(rx->id, "clock_servo", buf, sizeof(buf)));
+			EXPECT_STREQ(sc->v == GPSPHC_CLOCK_SERVO_PI ? "pi" : "bank", buf);
 			continue;
 		}
 		v = gpsphc_ll(rx->id, attr_file(sc->attr));
@@ -2412,6 +2426,16 @@ TEST_F(tsnl, settings_range_checked)
 	EXPECT_GT(0, gpsphc_attr_set(rx->id, "rx_latency_ns", "999000001"));
 	EXPECT_GT(0, gpsphc_attr_set(rx->id, "rx_latency_ns", "-1"));
 	EXPECT_EQ(0, gpsphc_ll(rx->id, "rx_latency_ns"));
+	ASSERT_LT(0, gpsphc_attr_str(rx->id, "available_clock_servos", buf, sizeof(buf)));
+	EXPECT_STREQ("bank pi", buf);
+	EXPECT_EQ(0, gpsphc_attr_set(rx->id, "clock_servo", "pi\n"));
+	ASSERT_LT(0, gpsphc_attr_str(rx->id, "clock_servo", buf, sizeof(buf)));
+	EXPECT_STREQ("pi", buf);
+	EXPECT_EQ(-EINVAL, gpsphc_attr_set(rx->id, "clock_servo", "linreg"));
+	EXPECT_EQ(-EINVAL, gpsphc_attr_set(rx->id, "clock_servo", "2"));
+	EXPECT_EQ(0, gpsphc_attr_set(rx->id, "clock_servo", "bank"));
+	ASSERT_LT(0, gpsphc_attr_str(rx->id, "clock_servo", buf, sizeof(buf)));
+	EXPECT_STREQ("bank", buf);
 	/* Read-only servo status. */
 	EXPECT_EQ(-EACCES, gpsphc_attr_set(rx->id, "servo_state", "locked"));
 	EXPECT_EQ(-EACCES, gpsphc_attr_set(rx->id, "offset_ns", "0"));
