@@ -117,7 +117,7 @@ static u64 byte_time(const struct gpsphc_framer *f, size_t count, size_t i,
 	u64 back;
 
 	/* Keeps the product within 64 bits with no 64-bit division. */
-	if ((u64)behind > 0xffffffffULL)
+	if ((u64)behind >> 32)
 		return 0;
 	back = (u64)behind * f->byte_ns;
 	return back < chunk_ns ? chunk_ns - back : 0;

@@ -94,6 +94,7 @@ static inline u64 div64_u64(u64 dividend, u64 divisor)
 	return dividend / divisor;
 }
 
+#ifdef __SIZEOF_INT128__
 static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 c)
 {
 	return (u64)((__uint128_t)a * b / c);
@@ -103,6 +104,54 @@ static inline u64 mul_u64_u64_shr(u64 a, u64 b, unsigned int shift)
 {
 	return (u64)(((__uint128_t)a * b) >> shift);
 }
+#else
+/*
+ * A 32-bit host has no 128-bit type: the product in two halves, from
+ * 32-bit limbs, and a long division bit by bit (tests, not speed).
+ */
+static inline void pure_mul_u64_u64(u64 a, u64 b, u64 *hi, u64 *lo)
+{
+	u64 al = (u32)a, ah = a >> 32, bl = (u32)b, bh = b >> 32;
+	u64 ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
+	u64 mid = (ll >> 32) + (u32)lh + (u32)hl;
+
+	*lo = (mid << 32) | (u32)ll;
+	*hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+}
+
+static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 c)
+{
+	u64 hi, lo, q = 0;
+	int i;
+
+	pure_mul_u64_u64(a, b, &hi, &lo);
+	/* The quotient's 64 bits: as the kernel's, for quotients that fit */
+	hi %= c;
+	for (i = 63; i >= 0; i--) {
+		bool carry = hi >> 63;
+
+		hi = (hi << 1) | (lo >> 63);
+		lo <<= 1;
+		if (carry || hi >= c) {
+			hi -= c;
+			q |= 1ULL << i;
+		}
+	}
+	return q;
+}
+
+static inline u64 mul_u64_u64_shr(u64 a, u64 b, unsigned int shift)
+{
+	u64 hi, lo;
+
+	pure_mul_u64_u64(a, b, &hi, &lo);
+	if (!shift)
+		return lo;
+	if (shift >= 64)
+		return hi >> (shift - 64);
+	return (hi << (64 - shift)) | (lo >> shift);
+}
+#endif
 
 /* The last set bit, 1-based; 0 for 0 */
 static inline int fls64(u64 x)

@@ -132,12 +132,16 @@ void phc_init(struct phc_model *p, u64 raw, s64 ns, u32 max_ppb)
 	};
 }
 
-/* Exact, as kmod/phc.c with mul_u64_u64_div_u64 */
+/* Exact, as kmod/phc.c does it (gpsphc_phc_scale()) */
 s64 phc_read(const struct phc_model *p, u64 raw)
 {
-	__int128 d = (__int128)raw - (__int128)p->base_raw;
+	u64 mag = raw >= p->base_raw ? raw - p->base_raw : p->base_raw - raw;
+	s64 d = raw >= p->base_raw ? (s64)mag : -(s64)mag;
+	u64 c = mul_u64_u64_div_u64(mag, p->adj < 0 ? -(u64)p->adj : (u64)p->adj,
+				    1000000000ULL * 65536);
+	s64 scaled = (d < 0) != (p->adj < 0) ? -(s64)c : (s64)c;
 
-	return (s64)(p->base_ns + d + d * p->adj / (__int128)(1000000000LL * 65536));
+	return p->base_ns + d + scaled;
 }
 
 void phc_set_adj(struct phc_model *p, u64 now_raw, s64 adj)

@@ -20,7 +20,7 @@
 #define TTY_OVERRUN	4
 
 #define T0		1000000000ULL	/* arrival of the first test byte */
-#define BYTE_NS		86806		/* 115200 baud, 10 bits a byte */
+#define BYTE_NS		86806ULL	/* 115200 baud, 10 bits a byte */
 
 /* A string literal with its length, NUL excluded (binary bytes allowed) */
 #define BYTES(s)	((const u8 *)(s)), (sizeof(s) - 1)
@@ -358,7 +358,7 @@ TEST_F(framer, random_chunkings)
 		}
 	}
 	cuts = calloc(s.n, sizeof(*cuts));
-	ASSERT_NE(NULL, cuts);
+	ASSERT_TRUE(cuts != NULL);
 	for (rep = 0; rep < 200; rep++) {
 		self->sink.n = 0;
 		gpsphc_framer_init(&self->f, BYTE_NS, collect, &self->sink);

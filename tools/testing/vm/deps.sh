@@ -20,7 +20,8 @@ PACKAGES="build-essential make gcc gcc-12 pkg-config kmod cpio busybox-static
 	linux-source-6.12 linuxptp iproute2 sparse tzdata clang libclang-rt-14-dev
 	xz-utils python3 python3-yaml python3-jsonschema perl bc flex bison
 	libelf-dev libssl-dev dwarves rsync debhelper dh-dkms dkms lintian
-	libsystemd-dev systemd udev debootstrap nettle-dev libjson-c-dev python3-matplotlib"
+	libsystemd-dev systemd udev debootstrap nettle-dev libjson-c-dev python3-matplotlib
+	gcc-multilib"
 
 die() { echo "deps: $*" >&2; exit 1; }
 
