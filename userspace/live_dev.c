@@ -14,6 +14,7 @@
 #include "names.h"
 #include "ptp4l_gm.h"
 #include "replay.h"
+#include "servo_status.h"
 
 void live_notify_status(struct live *l, const char *more)
 {
@@ -21,37 +22,44 @@ void live_notify_status(struct live *l, const char *more)
 		       l->servo_state, l->off_phase.count);
 }
 
-/* The servo state in a GPSPHC_A_DEV_SERVO nest, or 0. */
-static uint32_t live_servo_state(struct nlattr *nest)
+/*
+ * The servo nest of a dev-get reply or a state-ntf (NULL: none), decoded
+ * into *@sv. A malformed one reads as none (*@sv empty, as from a module
+ * that does not send it), said when that begins and when it ends, not
+ * once a second.
+ */
+static void live_servo(struct live *l, struct nlattr *nest,
+		       struct servo_status *sv)
 {
-	struct nlattr *tb[GPSPHC_A_SERVO_MAX + 1];
+	char why[160];
 
-	if (!nest || nla_parse_nested(tb, GPSPHC_A_SERVO_MAX, nest, NULL) ||
-	    !tb[GPSPHC_A_SERVO_STATE])
-		return 0;
-	return nla_get_u32(tb[GPSPHC_A_SERVO_STATE]);
+	if (servo_status_parse(nest, sv, why, sizeof(why))) {
+		if (!l->servo_bad)
+			log_msg(LOG_ERR, "%s: the kernel's servo status is malformed (%s): read as if there were none until it is well-formed again; the gpsphc module and gpsphcd do not match: install both from the same gpsphc version (modinfo -F version gpsphc, gpsphcd --version)",
+				l->tty_name, why);
+		l->servo_bad = true;
+	} else if (nest && l->servo_bad) {
+		log_msg(LOG_NOTICE, "%s: the kernel's servo status is well-formed again",
+			l->tty_name);
+		l->servo_bad = false;
+	}
 }
 
 /*
- * Pulses arriving steadily off the servo's phase, from a servo nest (a
- * state-ntf, which the kernel sends when they begin and end, or the
+ * Pulses arriving steadily off the servo's phase, from the servo's status
+ * (a state-ntf, which the kernel sends when they begin and end, or the
  * dev-get of each second): said once when they begin, once when they end.
  */
-static void live_off_phase(struct live *l, struct nlattr *nest)
+static void live_off_phase(struct live *l, const struct servo_status *sv)
 {
-	struct nlattr *tb[GPSPHC_A_SERVO_MAX + 1];
 	char line[256];
 	int prio;
 
-	if (!nest || nla_parse_nested(tb, GPSPHC_A_SERVO_MAX, nest, NULL) ||
-	    !tb[GPSPHC_A_SERVO_OFF_PHASE_COUNT])
+	if (!servo_status_has(sv, GPSPHC_A_SERVO_OFF_PHASE_COUNT))
 		return;		/* a module that does not report them */
-	prio = status_off_phase_change(&l->off_phase,
-				       nla_get_u32(tb[GPSPHC_A_SERVO_OFF_PHASE_COUNT]),
-				       tb[GPSPHC_A_SERVO_OFF_PHASE_NS] ?
-				       (int64_t)nla_get_u64(tb[GPSPHC_A_SERVO_OFF_PHASE_NS]) : 0,
-				       tb[GPSPHC_A_SERVO_REPHASES] ?
-				       nla_get_u64(tb[GPSPHC_A_SERVO_REPHASES]) : 0,
+	prio = status_off_phase_change(&l->off_phase, sv->off_phase_count,
+				       sv->off_phase_ns,
+				       sv->counters[GPSPHC_A_SERVO_REPHASES],
 				       line, sizeof(line));
 	if (prio < 0)
 		return;
@@ -73,24 +81,26 @@ static void live_record_servo(FILE *f, const struct gp_metrics_dev *d)
 static int live_dev_id_cb(struct nl_msg *msg, void *arg)
 {
 	struct nlattr *tb[GPSPHC_A_DEV_MAX + 1];
+	struct servo_status sv;
 	struct live *l = arg;
 
 	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, GPSPHC_A_DEV_MAX, NULL) ||
 	    !tb[GPSPHC_A_DEV_ID])
 		return NL_SKIP;
+	live_servo(l, tb[GPSPHC_A_DEV_SERVO], &sv);
 	l->got_id = nla_get_u32(tb[GPSPHC_A_DEV_ID]);
 	l->got_ptp = tb[GPSPHC_A_DEV_PTP_INDEX] ?
 		     nla_get_u32(tb[GPSPHC_A_DEV_PTP_INDEX]) : 0;
-	l->got_state = live_servo_state(tb[GPSPHC_A_DEV_SERVO]);
+	l->got_state = sv.state;
 	l->got = true;
-	metrics_from_dev(tb, &l->metrics.dev);
+	metrics_from_dev(tb, &sv, &l->metrics.dev);
 	l->metrics.have_dev = true;
 	if (l->o->record)
 		live_record_servo(l->o->record, &l->metrics.dev);
-	live_off_phase(l, tb[GPSPHC_A_DEV_SERVO]);
+	live_off_phase(l, &sv);
 	/* Each second (live_check()): ptp4l follows the servo's status. */
 	if (l->o->gm)
-		ptp4l_gm_servo(l->o->gm, tb[GPSPHC_A_DEV_SERVO]);
+		ptp4l_gm_servo(l->o->gm, &sv);
 	return NL_OK;
 }
 
@@ -117,6 +127,9 @@ static void live_servo_changed(struct live *l, uint32_t state)
 /* The servo's status after a change of its state or of off-phase pulses. */
 void live_state_ntf(struct live *l, struct nlattr *servo)
 {
-	live_servo_changed(l, live_servo_state(servo));
-	live_off_phase(l, servo);
+	struct servo_status sv;
+
+	live_servo(l, servo, &sv);
+	live_servo_changed(l, sv.state);
+	live_off_phase(l, &sv);
 }

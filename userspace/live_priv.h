@@ -58,6 +58,7 @@ struct live {
 	bool got;
 	uint32_t servo_state;	/* enum gpsphc_servo_state last said */
 	struct status_off_phase off_phase;	/* pulses off its phase, said */
+	bool servo_bad;		/* said that the servo nest is malformed */
 	/* live_label.c */
 	unsigned long labels_good;	/* taken by the kernel, or kept (hold) */
 	bool have_last;		/* a label was taken or kept: a time to save */
