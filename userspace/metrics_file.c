@@ -28,33 +28,31 @@ static uint32_t u32_or0(struct nlattr *a)
 	return a ? nla_get_u32(a) : 0;
 }
 
-void metrics_from_dev(struct nlattr **tb, struct gp_metrics_dev *d)
+void metrics_from_dev(struct nlattr **tb, const struct servo_status *sv,
+		      struct gp_metrics_dev *d)
 {
-	struct nlattr *sv[GPSPHC_A_SERVO_MAX + 1] = { 0 };
 	struct nlattr *st[GPSPHC_A_STATS_MAX + 1] = { 0 };
 	unsigned int i;
 
-	if (tb[GPSPHC_A_DEV_SERVO])
-		nla_parse_nested(sv, GPSPHC_A_SERVO_MAX, tb[GPSPHC_A_DEV_SERVO], NULL);
 	if (tb[GPSPHC_A_DEV_STATS])
 		nla_parse_nested(st, GPSPHC_A_STATS_MAX, tb[GPSPHC_A_DEV_STATS], NULL);
 	d->id = u32_or0(tb[GPSPHC_A_DEV_ID]);
 	d->ptp_index = u32_or0(tb[GPSPHC_A_DEV_PTP_INDEX]);
 	d->pps_index = u32_or0(tb[GPSPHC_A_DEV_PPS_INDEX]);
-	d->state = u32_or0(sv[GPSPHC_A_SERVO_STATE]);
-	d->coarse = sv[GPSPHC_A_SERVO_COARSE];
-	d->offset_ns = (int64_t)u64_or0(sv[GPSPHC_A_SERVO_OFFSET_NS]);
-	d->rms_ns = u64_or0(sv[GPSPHC_A_SERVO_RMS_NS]);
-	d->freq_ppb = (int64_t)u64_or0(sv[GPSPHC_A_SERVO_FREQ_PPB]);
-	d->tai_utc = u32_or0(sv[GPSPHC_A_SERVO_TAI_UTC]);
-	d->leap = u32_or0(sv[GPSPHC_A_SERVO_LEAP]);
-	d->leap_utc = u64_or0(sv[GPSPHC_A_SERVO_LEAP_UTC]);
-	d->holdover_s = u64_or0(sv[GPSPHC_A_SERVO_HOLDOVER_S]);
-	d->off_phase_count = u32_or0(sv[GPSPHC_A_SERVO_OFF_PHASE_COUNT]);
-	d->off_phase_ns = (int64_t)u64_or0(sv[GPSPHC_A_SERVO_OFF_PHASE_NS]);
-	/* the counters are u64 (names.h has their keys); the rest are not read here */
+	d->state = sv->state;
+	d->coarse = sv->coarse;
+	d->offset_ns = sv->offset_ns;
+	d->rms_ns = sv->rms_ns;
+	d->freq_ppb = sv->freq_ppb;
+	d->tai_utc = sv->tai_utc;
+	d->leap = sv->leap;
+	d->leap_utc = sv->leap_utc;
+	d->holdover_s = sv->holdover_s;
+	d->off_phase_count = sv->off_phase_count;
+	d->off_phase_ns = sv->off_phase_ns;
+	/* the counters by attribute (names.h has their keys), 0 elsewhere */
 	for (i = 0; i <= GPSPHC_A_SERVO_MAX; i++)
-		d->servo[i] = gp_servo_counter_key(i) ? u64_or0(sv[i]) : 0;
+		d->servo[i] = sv->counters[i];
 	for (i = 0; i <= GPSPHC_A_STATS_MAX; i++)
 		d->stats[i] = gp_stats_key(i) ? u64_or0(st[i]) : 0;
 }

@@ -15,15 +15,18 @@
 #include <stdint.h>
 
 #include "metrics.h"
+#include "servo_status.h"
 
 struct nlattr;
 
 /*
- * A dev-get reply's attributes (@tb, parsed up to GPSPHC_A_DEV_MAX) into
- * @d: every field the kernel reports, 0 for what it leaves out, as
- * --status does. The tty, gpsphcd's own fields and has_daemon stay.
+ * A dev-get reply's attributes (@tb, parsed up to GPSPHC_A_DEV_MAX), with
+ * its servo nest decoded into @sv (servo_status_parse()), into @d: every
+ * field the kernel reports, 0 for what it leaves out, as --status does.
+ * The tty, gpsphcd's own fields and has_daemon stay.
  */
-void metrics_from_dev(struct nlattr **tb, struct gp_metrics_dev *d);
+void metrics_from_dev(struct nlattr **tb, const struct servo_status *sv,
+		      struct gp_metrics_dev *d);
 
 struct metrics_out {
 	const char *path;		/* NULL: no metrics */

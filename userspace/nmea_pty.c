@@ -42,7 +42,7 @@ static int nmea_pty_link(const char *link, const char *target)
 /*
  * The pty master a gpsphcd before this one left in systemd's fd store
  * (FDNAME NMEA_PTY_FDNAME), or -1. The environment is left for
- * live_stored_tty(), which leaves this one alone.
+ * live_sd_stored_tty() (live_sd.c), which leaves this one alone.
  */
 static int nmea_pty_stored(void)
 {

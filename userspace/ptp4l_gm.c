@@ -18,8 +18,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <netlink/attr.h>
-
 #include "linux/gpsphc.h"
 #include "log.h"
 #include "ptp4l_gm.h"
@@ -254,24 +252,19 @@ static int64_t gm_clock_ns(clockid_t id)
 	return ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
 }
 
-void ptp4l_gm_servo(struct ptp4l_gm *gm, struct nlattr *servo)
+void ptp4l_gm_servo(struct ptp4l_gm *gm, const struct servo_status *sv)
 {
-	struct nlattr *tb[GPSPHC_A_SERVO_MAX + 1];
 	struct gmp_input in = { 0 };
 
-	if (!servo || nla_parse_nested(tb, GPSPHC_A_SERVO_MAX, servo, NULL) ||
-	    !tb[GPSPHC_A_SERVO_STATE])
+	if (!sv || !servo_status_has(sv, GPSPHC_A_SERVO_STATE))
 		return;
-	in.state = (int)nla_get_u32(tb[GPSPHC_A_SERVO_STATE]);
-	in.coarse = tb[GPSPHC_A_SERVO_COARSE] != NULL;
-	if (tb[GPSPHC_A_SERVO_HOLDOVER_S])
-		in.holdover_s = nla_get_u64(tb[GPSPHC_A_SERVO_HOLDOVER_S]);
-	if (tb[GPSPHC_A_SERVO_TAI_UTC])
-		in.tai_utc = nla_get_u32(tb[GPSPHC_A_SERVO_TAI_UTC]);
-	in.leap = tb[GPSPHC_A_SERVO_LEAP] ?
-		  (int)nla_get_u32(tb[GPSPHC_A_SERVO_LEAP]) : GPSPHC_LEAP_NONE;
-	if (tb[GPSPHC_A_SERVO_LEAP_UTC])
-		in.leap_utc = (int64_t)nla_get_u64(tb[GPSPHC_A_SERVO_LEAP_UTC]);
+	in.state = (int)sv->state;
+	in.coarse = sv->coarse;
+	in.holdover_s = sv->holdover_s;
+	in.tai_utc = sv->tai_utc;
+	in.leap = servo_status_has(sv, GPSPHC_A_SERVO_LEAP) ?
+		  (int)sv->leap : GPSPHC_LEAP_NONE;
+	in.leap_utc = (int64_t)sv->leap_utc;
 	in.now_utc = gm_clock_ns(CLOCK_REALTIME) / NS_PER_SEC;
 	ptp4l_gm_update(gm, &in, gm_clock_ns(CLOCK_MONOTONIC));
 }

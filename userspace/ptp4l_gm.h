@@ -14,8 +14,8 @@
 #include <stdint.h>
 
 #include "gmprop.h"
+#include "servo_status.h"
 
-struct nlattr;
 struct ptp4l_gm;
 
 /*
@@ -37,11 +37,12 @@ void ptp4l_gm_update(struct ptp4l_gm *gm, const struct gmp_input *in,
 		     int64_t now_ns);
 
 /*
- * The same from the kernel's GPSPHC_A_DEV_SERVO nest (a dev-get reply or a
- * state notification), with the time of day from CLOCK_REALTIME (only the
- * leap notice needs it, to within hours).
+ * The same from the kernel's servo status (servo_status.h: a dev-get
+ * reply's or a state notification's), with the time of day from
+ * CLOCK_REALTIME (only the leap notice needs it, to within hours).
+ * Nothing is sent for a status without a state (@sv NULL, an old module).
  */
-void ptp4l_gm_servo(struct ptp4l_gm *gm, struct nlattr *servo);
+void ptp4l_gm_servo(struct ptp4l_gm *gm, const struct servo_status *sv);
 
 /* The settings ptp4l acknowledged last; false if none yet. */
 bool ptp4l_gm_acked(const struct ptp4l_gm *gm, struct ptpm_gm_settings *s);

@@ -21,8 +21,9 @@
  * status_off_phase()).
  *
  * Keys are only ever added. The document is json-c's (strings escaped as
- * RFC 8259 asks), written whole or not at all: a dump that fails halfway
- * prints nothing on stdout, the reason on stderr, and exits 1.
+ * RFC 8259 asks), written whole or not at all: a dump that fails halfway,
+ * or a reply whose servo nest is malformed (servo_status.h), prints
+ * nothing on stdout, the reason on stderr, and exits 1.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -37,6 +38,7 @@
 #include "log.h"
 #include "linux/gpsphc.h"
 #include "names.h"
+#include "servo_status.h"
 #include "status.h"
 
 /* Dumps interrupted by a change (a device attached, detached) tried. */
@@ -51,6 +53,7 @@ struct status_ctx {
 	char *text;
 	size_t text_len;
 	unsigned int n;
+	char bad[320];			/* a malformed reply: no document */
 };
 
 static uint64_t u64_or0(struct nlattr *a)
@@ -139,11 +142,11 @@ static void put(struct status_ctx *c, struct json_object *obj,
 #define PUT_BOOL(o, k, v)	put(c, o, k, json_object_new_boolean(v))
 
 /*
- * The counters of @tb (up to @max) that @key names, into @j (--json) or
- * as the rest of a line of text.
+ * The counters of @v (by attribute, up to @max) that @key names, into @j
+ * (--json) or as the rest of a line of text.
  */
 static void status_counters(struct status_ctx *c, struct json_object *j,
-			    struct nlattr **tb, int max,
+			    const uint64_t *v, int max,
 			    const char *(*key)(unsigned int attr))
 {
 	int i;
@@ -152,65 +155,58 @@ static void status_counters(struct status_ctx *c, struct json_object *j,
 		if (!key(i))
 			continue;
 		if (c->json)
-			PUT_U64(j, key(i), u64_or0(tb[i]));
+			PUT_U64(j, key(i), v[i]);
 		else
-			fprintf(c->out, " %s %" PRIu64, key(i), u64_or0(tb[i]));
+			fprintf(c->out, " %s %" PRIu64, key(i), v[i]);
 	}
 	if (!c->json)
 		fputc('\n', c->out);
 }
 
-/* The servo nest, into @dev (--json) or as text. */
+/* The servo's status, into @dev (--json) or as text. */
 static void status_servo(struct status_ctx *c, struct json_object *dev,
-			 struct nlattr *nest)
+			 const struct servo_status *sv)
 {
-	struct nlattr *tb[GPSPHC_A_SERVO_MAX + 1] = { 0 };
+	const char *state = gp_enum_name(GP_ENUM_SERVO_STATE, sv->state);
+	const char *leap = gp_enum_name(GP_ENUM_LEAP, sv->leap);
 	struct json_object *j;
 	char line[256];
 
-	if (nest)
-		nla_parse_nested(tb, GPSPHC_A_SERVO_MAX, nest, NULL);
 	if (c->json) {
 		j = json_object_new_object();
 		put(c, dev, "servo", j);
 		if (c->failed)
 			return;
-		PUT_STR(j, "state", NAME(SERVO_STATE, tb[GPSPHC_A_SERVO_STATE]));
-		PUT_I64(j, "offset_ns", (int64_t)u64_or0(tb[GPSPHC_A_SERVO_OFFSET_NS]));
-		PUT_U64(j, "rms_ns", u64_or0(tb[GPSPHC_A_SERVO_RMS_NS]));
-		PUT_I64(j, "freq_ppb", (int64_t)u64_or0(tb[GPSPHC_A_SERVO_FREQ_PPB]));
-		PUT_U64(j, "tai_utc", u32_or0(tb[GPSPHC_A_SERVO_TAI_UTC]));
-		PUT_STR(j, "leap", NAME(LEAP, tb[GPSPHC_A_SERVO_LEAP]));
-		PUT_U64(j, "leap_utc", u64_or0(tb[GPSPHC_A_SERVO_LEAP_UTC]));
-		PUT_U64(j, "holdover_s", u64_or0(tb[GPSPHC_A_SERVO_HOLDOVER_S]));
-		PUT_BOOL(j, "coarse", tb[GPSPHC_A_SERVO_COARSE] != NULL);
-		PUT_U64(j, "off_phase_count", u32_or0(tb[GPSPHC_A_SERVO_OFF_PHASE_COUNT]));
-		PUT_I64(j, "off_phase_ns", (int64_t)u64_or0(tb[GPSPHC_A_SERVO_OFF_PHASE_NS]));
-		status_counters(c, j, tb, GPSPHC_A_SERVO_MAX, gp_servo_counter_key);
+		PUT_STR(j, "state", state);
+		PUT_I64(j, "offset_ns", sv->offset_ns);
+		PUT_U64(j, "rms_ns", sv->rms_ns);
+		PUT_I64(j, "freq_ppb", sv->freq_ppb);
+		PUT_U64(j, "tai_utc", sv->tai_utc);
+		PUT_STR(j, "leap", leap);
+		PUT_U64(j, "leap_utc", sv->leap_utc);
+		PUT_U64(j, "holdover_s", sv->holdover_s);
+		PUT_BOOL(j, "coarse", sv->coarse);
+		PUT_U64(j, "off_phase_count", sv->off_phase_count);
+		PUT_I64(j, "off_phase_ns", sv->off_phase_ns);
+		status_counters(c, j, sv->counters, GPSPHC_A_SERVO_MAX, gp_servo_counter_key);
 		return;
 	}
 	fprintf(c->out, "  servo %s%s, offset %" PRId64 " ns, rms %" PRIu64
-		" ns, frequency %" PRId64 " ppb\n",
-		NAME(SERVO_STATE, tb[GPSPHC_A_SERVO_STATE]),
-		tb[GPSPHC_A_SERVO_COARSE] ? " (coarse: no PPS, sentence timing)" : "",
-		(int64_t)u64_or0(tb[GPSPHC_A_SERVO_OFFSET_NS]),
-		u64_or0(tb[GPSPHC_A_SERVO_RMS_NS]),
-		(int64_t)u64_or0(tb[GPSPHC_A_SERVO_FREQ_PPB]));
-	fprintf(c->out, "  TAI-UTC %" PRIu32 " s, leap second %s", u32_or0(tb[GPSPHC_A_SERVO_TAI_UTC]),
-		NAME(LEAP, tb[GPSPHC_A_SERVO_LEAP]));
-	if (u64_or0(tb[GPSPHC_A_SERVO_LEAP_UTC]))
-		fprintf(c->out, " at %" PRIu64, u64_or0(tb[GPSPHC_A_SERVO_LEAP_UTC]));
-	if (u64_or0(tb[GPSPHC_A_SERVO_HOLDOVER_S]))
-		fprintf(c->out, ", in holdover for %" PRIu64 " s",
-			u64_or0(tb[GPSPHC_A_SERVO_HOLDOVER_S]));
-	if (u32_or0(tb[GPSPHC_A_SERVO_OFF_PHASE_COUNT])) {
-		status_off_phase(line, sizeof(line),
-				 u32_or0(tb[GPSPHC_A_SERVO_OFF_PHASE_COUNT]),
-				 (int64_t)u64_or0(tb[GPSPHC_A_SERVO_OFF_PHASE_NS]));
+		" ns, frequency %" PRId64 " ppb\n", state,
+		sv->coarse ? " (coarse: no PPS, sentence timing)" : "",
+		sv->offset_ns, sv->rms_ns, sv->freq_ppb);
+	fprintf(c->out, "  TAI-UTC %" PRIu32 " s, leap second %s", sv->tai_utc, leap);
+	if (sv->leap_utc)
+		fprintf(c->out, " at %" PRIu64, sv->leap_utc);
+	if (sv->holdover_s)
+		fprintf(c->out, ", in holdover for %" PRIu64 " s", sv->holdover_s);
+	if (sv->off_phase_count) {
+		status_off_phase(line, sizeof(line), sv->off_phase_count,
+				 sv->off_phase_ns);
 		fprintf(c->out, "\n  %s", line);
 	}
 	fputs("\n  servo counters:", c->out);
-	status_counters(c, NULL, tb, GPSPHC_A_SERVO_MAX, gp_servo_counter_key);
+	status_counters(c, NULL, sv->counters, GPSPHC_A_SERVO_MAX, gp_servo_counter_key);
 }
 
 /* The statistics nest, into @dev (--json) or as text. */
@@ -218,10 +214,14 @@ static void status_stats_print(struct status_ctx *c, struct json_object *dev,
 			       struct nlattr *nest)
 {
 	struct nlattr *tb[GPSPHC_A_STATS_MAX + 1] = { 0 };
+	uint64_t v[GPSPHC_A_STATS_MAX + 1];
 	struct json_object *j = NULL;
+	int i;
 
 	if (nest)
 		nla_parse_nested(tb, GPSPHC_A_STATS_MAX, nest, NULL);
+	for (i = 0; i <= GPSPHC_A_STATS_MAX; i++)
+		v[i] = u64_or0(tb[i]);
 	if (c->json) {
 		j = json_object_new_object();
 		put(c, dev, "stats", j);
@@ -230,7 +230,7 @@ static void status_stats_print(struct status_ctx *c, struct json_object *dev,
 	} else {
 		fputs("  counters:", c->out);
 	}
-	status_counters(c, j, tb, GPSPHC_A_STATS_MAX, gp_stats_key);
+	status_counters(c, j, v, GPSPHC_A_STATS_MAX, gp_stats_key);
 }
 
 static int status_dev_cb(struct nl_msg *msg, void *arg)
@@ -238,13 +238,20 @@ static int status_dev_cb(struct nl_msg *msg, void *arg)
 	struct nlattr *tb[GPSPHC_A_DEV_MAX + 1];
 	struct status_ctx *c = arg;
 	struct json_object *j = NULL;
+	struct servo_status sv;
 	const char *tty;
-	char dev[24];
+	char dev[24], why[160];
 
 	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, GPSPHC_A_DEV_MAX, NULL) ||
 	    !tb[GPSPHC_A_DEV_ID] || !tb[GPSPHC_A_DEV_TTY])
 		return NL_SKIP;
 	tty = nla_get_string(tb[GPSPHC_A_DEV_TTY]);
+	if (servo_status_parse(tb[GPSPHC_A_DEV_SERVO], &sv, why, sizeof(why))) {
+		if (!c->bad[0])
+			snprintf(c->bad, sizeof(c->bad), "gpsphc%" PRIu32 " on %s: its servo status is malformed: %s",
+				 nla_get_u32(tb[GPSPHC_A_DEV_ID]), tty, why);
+		return NL_SKIP;
+	}
 	if (c->json) {
 		j = json_object_new_object();
 		put(c, c->devices, NULL, j);
@@ -273,7 +280,7 @@ static int status_dev_cb(struct nl_msg *msg, void *arg)
 			"servo off (the clock is left to ts2phc or ptp4l)" :
 			"servo on");
 	}
-	status_servo(c, j, tb[GPSPHC_A_DEV_SERVO]);
+	status_servo(c, j, &sv);
 	status_stats_print(c, j, tb[GPSPHC_A_DEV_STATS]);
 	c->n++;
 	return NL_OK;
@@ -283,6 +290,7 @@ static int status_dev_cb(struct nl_msg *msg, void *arg)
 static bool status_begin(struct status_ctx *c)
 {
 	c->n = 0;
+	c->bad[0] = '\0';
 	if (c->json) {
 		json_object_put(c->root);
 		c->failed = false;
@@ -342,6 +350,11 @@ int status_show(FILE *out, bool json, status_dump_fn dump, void *src)
 	}
 	if (err < 0) {
 		log_msg(LOG_ERR, "listing gpsphc devices: %s: nothing printed", nl_geterror(err));
+		goto out;
+	}
+	if (c.bad[0]) {
+		log_msg(LOG_ERR, "listing gpsphc devices: %s: nothing printed; the gpsphc module and gpsphcd do not match: install both from the same gpsphc version (modinfo -F version gpsphc, gpsphcd --version)",
+			c.bad);
 		goto out;
 	}
 	doc = status_end(&c, &len);

@@ -15,6 +15,7 @@
 
 #include "linux/gpsphc.h"
 #include "../metrics_file.h"
+#include "../servo_status.h"
 #include "../status.h"
 
 static uint64_t state;
@@ -49,6 +50,7 @@ int main(int argc, char **argv)
 	struct nl_msg *m = nlmsg_alloc();
 	struct nlattr *tb[GPSPHC_A_DEV_MAX + 1], *n;
 	struct gp_metrics_dev d = { .clock_class = -1 };
+	struct servo_status sv;
 	unsigned int i;
 	FILE *json;
 
@@ -86,10 +88,11 @@ int main(int argc, char **argv)
 	json = fopen(argv[2], "w");
 	if (!json || status_show(json, true, dump, m) || fclose(json))
 		return 1;
-	if (genlmsg_parse(nlmsg_hdr(m), 0, tb, GPSPHC_A_DEV_MAX, NULL))
+	if (genlmsg_parse(nlmsg_hdr(m), 0, tb, GPSPHC_A_DEV_MAX, NULL) ||
+	    servo_status_parse(tb[GPSPHC_A_DEV_SERVO], &sv, NULL, 0))
 		return 1;
 	d.tty = nla_get_string(tb[GPSPHC_A_DEV_TTY]);
-	metrics_from_dev(tb, &d);
+	metrics_from_dev(tb, &sv, &d);
 	/* as gpsphcd writes it: atomically, 0644 whatever the umask */
 	if (metrics_write(argv[3], &d))
 		return 1;

@@ -11,7 +11,10 @@ kernel's sysfs files print (kmod/sysfs.c), so the three cannot drift:
   in its set with '_' for '-', and every counter of the stats set is
   shown;
 - every "[GPSPHC_<ENUM>_<ENTRY>] = "word"" of kmod/sysfs.c is the
-  spec's entry name.
+  spec's entry name;
+- servo_status.c's decoder of the servo nest names each attribute of
+  the servo set as the spec does, and takes exactly the payload length
+  of its spec type (u32 4 bytes, u64 and s64 8, flag none; pad any).
 
 TAP output. Needs python3-yaml (tools/testing/vm/deps.sh installs it).
 """
@@ -71,22 +74,26 @@ for d in spec.get("definitions", []):
         v += 1
     enums[d["name"]] = vals
 
-# The attribute sets: {set: {number: name}}.
-attrs = {}
+# The attribute sets: {set: {number: name}}, and {set: {number: type}}.
+attrs, types = {}, {}
 for aset in spec.get("attribute-sets", []):
-    v, names = 0, {}
+    v, names, kinds = 0, {}, {}
     for a in aset["attributes"]:
         v = a.get("value", v)
         names[v] = a["name"]
+        kinds[v] = a["type"]
         v += 1
     attrs[aset["name"]] = names
+    types[aset["name"]] = kinds
 
 out = subprocess.run([DUMP], capture_output=True, text=True, check=True)
-table, keys = {}, {"stats": [], "servo": []}
+table, keys, policy = {}, {"stats": [], "servo": []}, {}
 for line in out.stdout.splitlines():
     w = line.split()
     if w[0] == "enum":
         table.setdefault(w[1], {})[int(w[2])] = w[3]
+    elif w[0] == "servo-attr":
+        policy[int(w[1])] = (w[2], w[3] if len(w) > 3 else "")
     else:
         keys[w[0]].append((int(w[1]), w[2]))
 
@@ -110,6 +117,19 @@ missing = [n for a, n in attrs["stats"].items()
            if a not in shown and n not in ("unspec", "pad")]
 ok(not missing, "every stats counter of the spec is shown",
    f"not in lib/names.c: {missing}")
+
+# The payload lengths (of 0..16, as names_dump tries) each type takes.
+LENS = {"u32": "4", "u64": "8", "s64": "8", "flag": "0",
+        "pad": ",".join(str(i) for i in range(17))}
+want = {a: (n, LENS.get(types["servo"][a], "?"))
+        for a, n in attrs["servo"].items() if types["servo"][a] != "unused"}
+bad = [f"{a}: decoder {policy.get(a)}, spec {w}"
+       for a, w in sorted(want.items()) if policy.get(a) != w]
+bad += [f"{a}: decoder {p}, not in the spec"
+        for a, p in sorted(policy.items()) if a not in want]
+ok(policy and not bad,
+   "servo_status.c's policy: the spec's servo attribute names and types",
+   "\n".join(bad))
 
 with open(SYSFS) as f:
     words = re.findall(r'\[(GPSPHC_[A-Z0-9_]+)\]\s*=\s*"([^"]*)"', f.read())

@@ -3,8 +3,8 @@
  * test_ptp4l_gm.c - gpsphcd's ptp4l client (ptp4l_gm.c) against a stand-in
  * for ptp4l's socket in this process, on a clock the test moves: what it
  * sends, when it sends again (unanswered, changed, refused, answered with
- * other settings, an old answer, the refresh), and the kernel's servo nest
- * read into a status. The real ptp4l is tools/testing/host/
+ * other settings, an old answer, the refresh), and the kernel's servo nest,
+ * decoded by servo_status.c, read into a status. The real ptp4l is tools/testing/host/
  * ptp4l_gm_test.sh's business.
  */
 #include <poll.h>
@@ -25,6 +25,7 @@
 
 #include "linux/gpsphc.h"
 #include "../ptp4l_gm.h"
+#include "../servo_status.h"
 #include "ptpmgmt.h"
 
 #define S	1000000000LL
@@ -226,7 +227,9 @@ TEST_F(gm, refreshed_every_refresh_seconds)
 TEST_F(gm, reads_the_kernels_servo_nest)
 {
 	struct nl_msg *msg = nlmsg_alloc();
+	struct servo_status sv, none = { 0 };
 	struct nlattr *nest;
+	char why[160];
 
 	ASSERT_NE(NULL, msg);
 	nest = nla_nest_start(msg, GPSPHC_A_DEV_SERVO);
@@ -239,7 +242,8 @@ TEST_F(gm, reads_the_kernels_servo_nest)
 	ASSERT_EQ(0, nla_put_u64(msg, GPSPHC_A_SERVO_HOLDOVER_S, 0));
 	ASSERT_EQ(0, nla_put_flag(msg, GPSPHC_A_SERVO_COARSE));
 	nla_nest_end(msg, nest);
-	ptp4l_gm_servo(self->gm, nest);
+	ASSERT_EQ(0, servo_status_parse(nest, &sv, why, sizeof(why)));
+	ptp4l_gm_servo(self->gm, &sv);
 	ASSERT_TRUE(srv_recv(&self->s));
 	EXPECT_EQ(6, self->s.got.clock_class);
 	EXPECT_EQ(0x2B, self->s.got.clock_accuracy);
@@ -250,6 +254,9 @@ TEST_F(gm, reads_the_kernels_servo_nest)
 	EXPECT_EQ(PTPM_TS_GPS, self->s.got.time_source);
 	/* no nest (an old module), or no state in it: nothing sent */
 	ptp4l_gm_servo(self->gm, NULL);
+	EXPECT_FALSE(srv_recv(&self->s));
+	ASSERT_EQ(0, servo_status_parse(NULL, &none, why, sizeof(why)));
+	ptp4l_gm_servo(self->gm, &none);
 	EXPECT_FALSE(srv_recv(&self->s));
 	nlmsg_free(msg);
 }

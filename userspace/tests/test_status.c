@@ -4,8 +4,9 @@
  * dev-get messages built here: the exact bytes of the JSON and the text,
  * tty names that need escaping, a dump interrupted by a change (tried
  * again, from nothing), a dump that fails halfway (nothing on the
- * output, the reason on stderr, status 1), pulses off the servo's phase
- * (in the status, and what the daemon logs when they begin and end).
+ * output, the reason on stderr, status 1), a device whose servo nest is
+ * malformed (the same), pulses off the servo's phase (in the status, and
+ * what the daemon logs when they begin and end).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -361,6 +362,40 @@ TEST_F(status, failed_halfway_prints_nothing)
 	EXPECT_EQ(0, strncmp(self->err, "gpsphcd: listing gpsphc devices: ", 33));
 	EXPECT_NE(NULL, strstr(self->err, ": nothing printed\n"));
 	fails(_metadata, self, false, 1);
+}
+
+/* A device whose servo nest has rms-ns as a u32: a u64 in the spec. */
+static struct nl_msg *dev_msg_bad_servo(uint32_t id, const char *tty)
+{
+	struct nl_msg *m = nlmsg_alloc();
+	struct nlattr *n;
+
+	if (!m || !genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, 0x20, 0, 0,
+			       GPSPHC_CMD_DEV_GET, GPSPHC_GENL_VERSION) ||
+	    nla_put_u32(m, GPSPHC_A_DEV_ID, id) ||
+	    nla_put_string(m, GPSPHC_A_DEV_TTY, tty) ||
+	    !(n = nla_nest_start(m, GPSPHC_A_DEV_SERVO)) ||
+	    nla_put_u32(m, GPSPHC_A_SERVO_STATE, GPSPHC_SERVO_LOCKED) ||
+	    nla_put_u32(m, GPSPHC_A_SERVO_RMS_NS, 830))
+		return NULL;
+	nla_nest_end(m, n);
+	return m;
+}
+
+/*
+ * A malformed servo nest, after a good device: refused, not read past
+ * its end; nothing printed, the device and the attribute on stderr.
+ */
+TEST_F(status, malformed_servo_nest_prints_nothing)
+{
+	self->f.msg[self->f.n++] = dev_msg(0, "ttyS0", false);
+	self->f.msg[self->f.n++] = dev_msg_bad_servo(1, "ttyUSB0");
+	ASSERT_NE(NULL, self->f.msg[1]);
+	for (int json = 0; json < 2; json++) {
+		fails(_metadata, self, json, 1);
+		EXPECT_STREQ("gpsphcd: listing gpsphc devices: gpsphc1 on ttyUSB0: its servo status is malformed: attribute rms-ns (3) is 4 bytes long: a u64 takes 8: nothing printed; the gpsphc module and gpsphcd do not match: install both from the same gpsphc version (modinfo -F version gpsphc, gpsphcd --version)\n",
+			     self->err);
+	}
 }
 
 TEST_HARNESS_MAIN
