@@ -18,6 +18,7 @@ static const struct {
 	[GP_ENUM_EDGE] = { "edge", { NULL, "rising", "falling" } },
 	[GP_ENUM_CSUM] = { "csum", { NULL, "ok", "missing", "bad" } },
 	[GP_ENUM_SCALE] = { "scale", { NULL, "tai", "utc" } },
+	[GP_ENUM_CLOCK_SERVO] = { "clock-servo", { NULL, "bank", "pi" } },
 	[GP_ENUM_LEAP] = { "leap", { NULL, "none", "insert", "delete" } },
 	[GP_ENUM_SERVO_STATE] = { "servo-state",
 		{ NULL, "unlocked", "locking", "locked", "holdover", "off" } },
@@ -25,7 +26,8 @@ static const struct {
 
 _Static_assert(GPSPHC_EDGE_MAX < GP_VALUES && GPSPHC_CSUM_MAX < GP_VALUES &&
 	       GPSPHC_SCALE_MAX < GP_VALUES && GPSPHC_LEAP_MAX < GP_VALUES &&
-	       GPSPHC_SERVO_MAX < GP_VALUES, "raise GP_VALUES");
+	       GPSPHC_SERVO_MAX < GP_VALUES &&
+	       GPSPHC_CLOCK_SERVO_MAX < GP_VALUES, "raise GP_VALUES");
 
 const char *gp_enum_name(enum gp_enum e, uint32_t v)
 {

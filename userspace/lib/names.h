@@ -18,6 +18,7 @@ enum gp_enum {
 	GP_ENUM_EDGE,		/* enum gpsphc_edge: "rising", "falling" */
 	GP_ENUM_CSUM,		/* enum gpsphc_csum: "ok", "missing", "bad" */
 	GP_ENUM_SCALE,		/* enum gpsphc_scale: "tai", "utc" */
+	GP_ENUM_CLOCK_SERVO,	/* enum gpsphc_clock_servo: "bank", "pi" */
 	GP_ENUM_LEAP,		/* enum gpsphc_leap: "none", "insert", ... */
 	GP_ENUM_SERVO_STATE,	/* enum gpsphc_servo_state: "unlocked", ... */
 	GP_ENUM_COUNT
