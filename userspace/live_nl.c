@@ -156,36 +156,44 @@ int live_nl_open(struct live_nl *nl)
 	return 0;
 }
 
-int live_nl_dev_set(struct live_nl *nl, uint32_t dev_id, const struct conf *c)
+int live_nl_dev_set_put(struct nl_msg *msg, uint32_t dev_id,
+			const struct conf *c)
 {
 #define has(k) (c->set & (1u << (k)))
 	bool off = c->servo == CONF_SERVO_OFF;
-	struct nl_msg *msg;
-	int ret;
 
 	if (!(c->set & LIVE_DEV_SET_KEYS))
 		return 0;
-	msg = live_nl_msg(nl, GPSPHC_CMD_DEV_SET);
-	ret = !msg || nla_put_u32(msg, GPSPHC_A_DEV_ID, dev_id) ||
-	      (has(CONF_EDGE) &&
-	       nla_put_u32(msg, GPSPHC_A_DEV_EDGE, c->edge)) ||
-	      (has(CONF_SCALE) &&
-	       nla_put_u32(msg, GPSPHC_A_DEV_SCALE, c->scale)) ||
-	      (has(CONF_STEP_NS) &&
-	       nla_put_u64(msg, GPSPHC_A_DEV_STEP_NS, c->step_ns)) ||
-	      (has(CONF_CONFIRM_N) &&
-	       nla_put_u32(msg, GPSPHC_A_DEV_CONFIRM_N, c->confirm_n)) ||
-	      (has(CONF_RX_LATENCY_NS) &&
-	       nla_put_u64(msg, GPSPHC_A_DEV_RX_LATENCY_NS,
-			   c->rx_latency_ns)) ||
-	      (has(CONF_SERVO) &&
-	       nla_put_u8(msg, GPSPHC_A_DEV_SERVO_OFF, off));
-	if (!ret)
-		ret = live_nl_request(nl, msg, "applying the settings (edge, servo, scale, step_ns, confirm_n, rx_latency_ns)",
-				      NULL, NULL, 0);
-	nlmsg_free(msg);
-	return ret ? -1 : 1;
+	if (nla_put_u32(msg, GPSPHC_A_DEV_ID, dev_id) ||
+	    (has(CONF_EDGE) &&
+	     nla_put_u32(msg, GPSPHC_A_DEV_EDGE, c->edge)) ||
+	    (has(CONF_SCALE) &&
+	     nla_put_u32(msg, GPSPHC_A_DEV_SCALE, c->scale)) ||
+	    (has(CONF_STEP_NS) &&
+	     nla_put_u64(msg, GPSPHC_A_DEV_STEP_NS, c->step_ns)) ||
+	    (has(CONF_CONFIRM_N) &&
+	     nla_put_u32(msg, GPSPHC_A_DEV_CONFIRM_N, c->confirm_n)) ||
+	    (has(CONF_RX_LATENCY_NS) &&
+	     nla_put_u64(msg, GPSPHC_A_DEV_RX_LATENCY_NS, c->rx_latency_ns)) ||
+	    (has(CONF_SERVO) &&
+	     nla_put_u8(msg, GPSPHC_A_DEV_SERVO_OFF, off)))
+		return -NLE_NOMEM;
+	return 1;
 #undef has
+}
+
+int live_nl_dev_set(struct live_nl *nl, uint32_t dev_id, const struct conf *c)
+{
+	static const char what[] = "applying the settings (edge, servo, scale, step_ns, confirm_n, rx_latency_ns)";
+	struct nl_msg *msg = live_nl_msg(nl, GPSPHC_CMD_DEV_SET);
+	int ret = msg ? live_nl_dev_set_put(msg, dev_id, c) : -NLE_NOMEM;
+
+	if (ret < 0)
+		log_msg(LOG_ERR, "%s: %s", what, nl_geterror(ret));
+	else if (ret > 0 && live_nl_request(nl, msg, what, NULL, NULL, 0))
+		ret = -1;
+	nlmsg_free(msg);
+	return ret < 0 ? -1 : ret;
 }
 
 int live_nl_join(struct live_nl *nl)

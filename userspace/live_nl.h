@@ -70,6 +70,15 @@ int live_nl_dev_get(struct live_nl *nl, const char *tty_name,
  */
 int live_nl_dev_set(struct live_nl *nl, uint32_t dev_id, const struct conf *c);
 
+/*
+ * That dev-set's attributes, after @msg's generic netlink header: the id
+ * @dev_id, then each of those settings @c gives, in the order of their
+ * attribute numbers. 1 when put, 0 when @c gives none of them (nothing
+ * put), or -NLE_NOMEM when @msg has no room for them.
+ */
+int live_nl_dev_set_put(struct nl_msg *msg, uint32_t dev_id,
+			const struct conf *c);
+
 /* Join the events group: 0, or -1 after saying so. */
 int live_nl_join(struct live_nl *nl);
 
