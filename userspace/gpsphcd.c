@@ -61,6 +61,7 @@ static void usage(FILE *f)
 		"  --edge rising|falling    on-time PPS edge (default: leave as set)\n"
 		"  --servo on|off           off: the kernel leaves the clock to ts2phc/ptp4l\n"
 		"                           and no labels are sent (default: leave as set)\n"
+		"  --clock-servo bank|pi    the kernel servo's estimator (default: leave as set)\n"
 		"  --scale tai|utc          the PTP clock's timescale (default: leave as set)\n"
 		"  --step-ns N, --confirm-n N, --rx-latency-ns N\n"
 		"                           the kernel's settings of the same names\n"
@@ -219,6 +220,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "baud", required_argument, NULL, O_CONF + CONF_BAUD },
 		{ "edge", required_argument, NULL, O_CONF + CONF_EDGE },
 		{ "servo", required_argument, NULL, O_CONF + CONF_SERVO },
+		{ "clock-servo", required_argument, NULL, O_CONF + CONF_CLOCK_SERVO },
 		{ "scale", required_argument, NULL, O_CONF + CONF_SCALE },
 		{ "step-ns", required_argument, NULL, O_CONF + CONF_STEP_NS },
 		{ "confirm-n", required_argument, NULL, O_CONF + CONF_CONFIRM_N },

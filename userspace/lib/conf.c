@@ -23,6 +23,7 @@ static const struct conf_key_info {
 	[CONF_BAUD] = { "baud", CONF_FIELD(baud) },
 	[CONF_EDGE] = { "edge", CONF_FIELD(edge) },
 	[CONF_SERVO] = { "servo", CONF_FIELD(servo) },
+	[CONF_CLOCK_SERVO] = { "clock_servo", CONF_FIELD(clock_servo) },
 	[CONF_SCALE] = { "scale", CONF_FIELD(scale) },
 	[CONF_OFFSET] = { "offset", CONF_FIELD(offset_ns) },
 	[CONF_WINDOW] = { "window", CONF_FIELD(window_ns) },
@@ -100,6 +101,13 @@ int conf_set(struct conf *c, enum conf_key k, const char *value,
 		if (!c->servo)
 			return gp_err_set(e, CONF_E_VALUE,
 					  "\"%s\" must be on (the kernel steers the clock) or off (ts2phc or ptp4l does)",
+					  value);
+		break;
+	case CONF_CLOCK_SERVO:
+		c->clock_servo = gp_enum_value(GP_ENUM_CLOCK_SERVO, value);
+		if (!c->clock_servo)
+			return gp_err_set(e, CONF_E_VALUE,
+					  "\"%s\" must be bank (the default) or pi (linuxptp's PI servo)",
 					  value);
 		break;
 	case CONF_SCALE:
@@ -243,7 +251,7 @@ static int conf_line(struct conf *c, const char *s, size_t n,
 	k = conf_lookup(k0, kn);
 	if (k == CONF_NKEYS)
 		return gp_err_set(e, CONF_E_KEY,
-				  "line %lu: unknown key \"%.*s\": the keys are baud, edge, servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns, nmea_pty, trust_s, metrics, metrics_interval (see gpsphc.conf(5))",
+				  "line %lu: unknown key \"%.*s\": the keys are baud, edge, servo, clock_servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns, nmea_pty, trust_s, metrics, metrics_interval (see gpsphc.conf(5))",
 				  line, (int)(kn > 40 ? 40 : kn), k0);
 	if (c->set & (1u << k))
 		return gp_err_set(e, CONF_E_TWICE,

@@ -25,6 +25,7 @@ enum conf_key {
 	CONF_BAUD,		/* line speed: a standard rate, 1200..921600 */
 	CONF_EDGE,		/* on-time PPS edge: rising or falling */
 	CONF_SERVO,		/* on: the kernel servo steers; off: it does not */
+	CONF_CLOCK_SERVO,	/* the kernel servo's estimator: bank or pi */
 	CONF_SCALE,		/* the PTP clock's timescale: tai or utc */
 	CONF_OFFSET,		/* receiver's sentence delay, ms, -999..1000 */
 	CONF_WINDOW,		/* association window, ms, -999..1000 */
@@ -43,7 +44,7 @@ enum conf_key {
 /* The longest value, and path (nmea_pty, metrics), with its terminating NUL. */
 #define CONF_VALUE_MAX	128
 
-/* edge and scale are the uAPI's (linux/gpsphc.h) values; servo: */
+/* edge, clock_servo, scale: the uAPI's (linux/gpsphc.h) values; servo: */
 enum conf_servo { CONF_SERVO_ON = 1, CONF_SERVO_OFF };
 
 struct conf {
@@ -51,6 +52,7 @@ struct conf {
 	unsigned int baud;
 	unsigned int edge;		/* enum gpsphc_edge */
 	unsigned int servo;		/* enum conf_servo */
+	unsigned int clock_servo;	/* enum gpsphc_clock_servo */
 	unsigned int scale;		/* enum gpsphc_scale */
 	int64_t offset_ns, window_ns, margin_ns;
 	unsigned int guard;

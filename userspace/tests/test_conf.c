@@ -41,6 +41,7 @@ static int64_t conf_value(const struct conf *c, enum conf_key k)
 	case CONF_BAUD:		return c->baud;
 	case CONF_EDGE:		return c->edge;
 	case CONF_SERVO:	return c->servo;
+	case CONF_CLOCK_SERVO:	return c->clock_servo;
 	case CONF_SCALE:	return c->scale;
 	case CONF_OFFSET:	return c->offset_ns;
 	case CONF_WINDOW:	return c->window_ns;
@@ -91,6 +92,14 @@ OK(servo_off, CONF_SERVO, "off", CONF_SERVO_OFF);
 BAD(servo_of, CONF_SERVO, "of", SERVO_MSG("of"));
 BAD(servo_yes, CONF_SERVO, "yes", SERVO_MSG("yes"));
 BAD(servo_1, CONF_SERVO, "1", SERVO_MSG("1"));
+
+#define CLOCK_SERVO_MSG(v) "\"" v "\" must be bank (the default) or pi (linuxptp's PI servo)"
+OK(clock_servo_bank, CONF_CLOCK_SERVO, "bank", GPSPHC_CLOCK_SERVO_BANK);
+OK(clock_servo_pi, CONF_CLOCK_SERVO, "pi", GPSPHC_CLOCK_SERVO_PI);
+BAD(clock_servo_linreg, CONF_CLOCK_SERVO, "linreg", CLOCK_SERVO_MSG("linreg"));
+BAD(clock_servo_upper, CONF_CLOCK_SERVO, "PI", CLOCK_SERVO_MSG("PI"));
+BAD(clock_servo_number, CONF_CLOCK_SERVO, "2", CLOCK_SERVO_MSG("2"));
+BAD(clock_servo_empty, CONF_CLOCK_SERVO, "", CLOCK_SERVO_MSG(""));
 
 OK(scale_tai, CONF_SCALE, "tai", GPSPHC_SCALE_TAI);
 OK(scale_utc, CONF_SCALE, "utc", GPSPHC_SCALE_UTC);
@@ -206,7 +215,8 @@ FIXTURE_VARIANT_ADD(file, comments_and_blanks) {
 	.want = CONF_OK,
 };
 FIXTURE_VARIANT_ADD(file, every_key) {
-	.text = "baud = 9600\nedge = falling\nservo = off\nscale = utc\n"
+	.text = "baud = 9600\nedge = falling\nservo = off\nclock_servo = pi\n"
+		"scale = utc\n"
 		"offset = -600\nwindow = 500\nmargin = 50\nguard = 5\n"
 		"step_ns = 1000000\nconfirm_n = 4\nrx_latency_ns = 120000000\n"
 		"nmea_pty = /run/gpsphc/ttyS0/nmea\ntrust_s = 30\n"
@@ -221,15 +231,23 @@ FIXTURE_VARIANT_ADD(file, blanks_crlf_no_final_newline) {
 };
 FIXTURE_VARIANT_ADD(file, unknown_key) {
 	.text = "baud = 9600\nbauds = 9600\n", .want = CONF_E_KEY,
-	.msg = "line 2: unknown key \"bauds\": the keys are baud, edge, servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns, nmea_pty, trust_s, metrics, metrics_interval (see gpsphc.conf(5))",
+	.msg = "line 2: unknown key \"bauds\": the keys are baud, edge, servo, clock_servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns, nmea_pty, trust_s, metrics, metrics_interval (see gpsphc.conf(5))",
 };
 FIXTURE_VARIANT_ADD(file, sysfs_spelling_of_an_option) {
 	.text = "step-ns = 1000\n", .want = CONF_E_KEY,
-	.msg = "line 1: unknown key \"step-ns\": the keys are baud, edge, servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns, nmea_pty, trust_s, metrics, metrics_interval (see gpsphc.conf(5))",
+	.msg = "line 1: unknown key \"step-ns\": the keys are baud, edge, servo, clock_servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns, nmea_pty, trust_s, metrics, metrics_interval (see gpsphc.conf(5))",
+};
+FIXTURE_VARIANT_ADD(file, option_spelling_of_a_key) {
+	.text = "clock-servo = pi\n", .want = CONF_E_KEY,
+	.msg = "line 1: unknown key \"clock-servo\": the keys are baud, edge, servo, clock_servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns, nmea_pty, trust_s, metrics, metrics_interval (see gpsphc.conf(5))",
+};
+FIXTURE_VARIANT_ADD(file, clock_servo_names_line) {
+	.text = "servo = on\nclock_servo = linreg\n", .want = CONF_E_VALUE,
+	.msg = "line 2: clock_servo \"linreg\" must be bank (the default) or pi (linuxptp's PI servo)",
 };
 FIXTURE_VARIANT_ADD(file, key_case) {
 	.text = "Baud = 9600\n", .want = CONF_E_KEY,
-	.msg = "line 1: unknown key \"Baud\": the keys are baud, edge, servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns, nmea_pty, trust_s, metrics, metrics_interval (see gpsphc.conf(5))",
+	.msg = "line 1: unknown key \"Baud\": the keys are baud, edge, servo, clock_servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns, nmea_pty, trust_s, metrics, metrics_interval (see gpsphc.conf(5))",
 };
 FIXTURE_VARIANT_ADD(file, no_equals) {
 	.text = "# x\nbaud 9600\n", .want = CONF_E_SYNTAX,
@@ -288,7 +306,8 @@ TEST_F(file, parse)
 TEST(file_values)
 {
 	static const char text[] =
-		"baud = 9600\nedge = falling\nservo = off\nscale = utc\n"
+		"baud = 9600\nedge = falling\nservo = off\nclock_servo = pi\n"
+		"scale = utc\n"
 		"offset = -600\nwindow = 500\nmargin = 50\nguard = 5\n"
 		"step_ns = 1000000\nconfirm_n = 4\nrx_latency_ns = 120000000\n"
 		"nmea_pty = /run/gpsphc/ttyUSB0/nmea\ntrust_s = 60\n"
@@ -301,6 +320,7 @@ TEST(file_values)
 	EXPECT_EQ(9600u, c.baud);
 	EXPECT_EQ((unsigned int)GPSPHC_EDGE_FALLING, c.edge);
 	EXPECT_EQ((unsigned int)CONF_SERVO_OFF, c.servo);
+	EXPECT_EQ((unsigned int)GPSPHC_CLOCK_SERVO_PI, c.clock_servo);
 	EXPECT_EQ((unsigned int)GPSPHC_SCALE_UTC, c.scale);
 	EXPECT_EQ(-600 * MS, c.offset_ns);
 	EXPECT_EQ(500 * MS, c.window_ns);
@@ -340,7 +360,8 @@ TEST(file_len_bounds_the_text)
 /* Options override the file key by key; the file's other keys stay. */
 TEST(merge_options_over_file)
 {
-	static const char text[] = "baud = 9600\nedge = falling\nstep_ns = 5000\n";
+	static const char text[] = "baud = 9600\nedge = falling\nstep_ns = 5000\n"
+				   "clock_servo = bank\n";
 	struct conf file, cli = { 0 };
 	struct gp_err e;
 
@@ -348,14 +369,17 @@ TEST(merge_options_over_file)
 	ASSERT_EQ(CONF_OK, conf_set(&cli, CONF_BAUD, "115200", &e));
 	ASSERT_EQ(CONF_OK, conf_set(&cli, CONF_RX_LATENCY_NS, "0", &e));
 	ASSERT_EQ(CONF_OK, conf_set(&cli, CONF_NMEA_PTY, "/run/x", &e));
+	ASSERT_EQ(CONF_OK, conf_set(&cli, CONF_CLOCK_SERVO, "pi", &e));
 	conf_merge(&file, &cli);
 	EXPECT_STREQ("/run/x", file.nmea_pty);
 	EXPECT_EQ(115200u, file.baud);
 	EXPECT_EQ((unsigned int)GPSPHC_EDGE_FALLING, file.edge);
 	EXPECT_EQ(5000u, file.step_ns);
 	EXPECT_EQ(0u, file.rx_latency_ns);
+	EXPECT_EQ((unsigned int)GPSPHC_CLOCK_SERVO_PI, file.clock_servo);
 	EXPECT_EQ(1u << CONF_BAUD | 1u << CONF_EDGE | 1u << CONF_STEP_NS |
-		  1u << CONF_RX_LATENCY_NS | 1u << CONF_NMEA_PTY, file.set);
+		  1u << CONF_RX_LATENCY_NS | 1u << CONF_NMEA_PTY |
+		  1u << CONF_CLOCK_SERVO, file.set);
 }
 
 /* Every key has a name the parser knows, and only those. */

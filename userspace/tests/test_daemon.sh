@@ -41,12 +41,12 @@ replay() {
 }
 
 echo "TAP version 13"
-echo "1..22"
+echo "1..23"
 
 # --- the configuration file ------------------------------------------------
 conf=$tmp/ttyS0.conf
 printf '# receiver on ttyS0\nbaud = 9600\nbauds = 4800\n' >"$conf"
-refused "gpsphcd: $conf:3: unknown key \"bauds\": the keys are baud, edge, servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns, nmea_pty, trust_s, metrics, metrics_interval (see gpsphc.conf(5))" \
+refused "gpsphcd: $conf:3: unknown key \"bauds\": the keys are baud, edge, servo, clock_servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns, nmea_pty, trust_s, metrics, metrics_interval (see gpsphc.conf(5))" \
 	--config "$conf" /dev/null
 ok $? "config: unknown key refused, naming file:line"
 
@@ -84,6 +84,10 @@ ok $? "--step-ns out of range refused"
 refused "gpsphcd: --scale \"gps\" must be tai (the PTP timescale) or utc" \
 	--scale gps /dev/null
 ok $? "--scale other than tai or utc refused"
+
+refused "gpsphcd: --clock-servo \"linreg\" must be bank (the default) or pi (linuxptp's PI servo)" \
+	--clock-servo linreg /dev/null
+ok $? "--clock-servo other than bank or pi refused"
 
 refused "gpsphcd: --baud \"9601\" is not a standard rate (1200..921600, e.g. 9600)" \
 	--baud 9601 /dev/null
@@ -127,7 +131,7 @@ printf 'guard = 1\n' >"$conf"
 ! cmp -s "$cap/garmin-2038-rollover.expected" "$tmp/out"
 ok $? "config: guard = 1 from the file changes the labels"
 
-printf 'baud = 4800\nedge = falling\nservo = off\nscale = utc\nstep_ns = 1000000\nconfirm_n = 5\nrx_latency_ns = 0\n' >"$conf"
+printf 'baud = 4800\nedge = falling\nservo = off\nclock_servo = pi\nscale = utc\nstep_ns = 1000000\nconfirm_n = 5\nrx_latency_ns = 0\n' >"$conf"
 replay ublox-leap-2016 "$cap/ublox-leap-2016.expected" --not-before 2016-01-01 \
 	--config "$conf"
 ok $? "config: the live-mode keys are accepted and leave a replay alone"
@@ -172,8 +176,9 @@ ok $? "--quiet keeps the rollover warning"
 
 "$gpsphcd" --help | grep -q -- "--print-labels" &&
 	"$gpsphcd" --help | grep -q -- "--config FILE" &&
+	"$gpsphcd" --help | grep -q -- "--clock-servo bank|pi" &&
 	"$gpsphcd" --help | grep -q -- "-q, --quiet"
-ok $? "--help lists --config, --print-labels, -q and -v"
+ok $? "--help lists --config, --print-labels, --clock-servo, -q and -v"
 
 echo "# $((n - fail)) passed, $fail failed"
 [ $fail -eq 0 ]

@@ -90,6 +90,10 @@ FIXTURE_VARIANT_ADD(dev_set, empty_file) { .text = "", .want = 0 };
 
 SENDS(edge_falling, "edge = falling\n",
       A_ID, A_U32(GPSPHC_A_DEV_EDGE, GPSPHC_EDGE_FALLING));
+SENDS(clock_servo_pi, "clock_servo = pi\n",
+      A_ID, A_U32(GPSPHC_A_DEV_CLOCK_SERVO, GPSPHC_CLOCK_SERVO_PI));
+SENDS(clock_servo_bank, "clock_servo = bank\nmetrics_interval = 60\n",
+      A_ID, A_U32(GPSPHC_A_DEV_CLOCK_SERVO, GPSPHC_CLOCK_SERVO_BANK));
 SENDS(scale_utc, "baud = 9600\nscale = utc\n",
       A_ID, A_U32(GPSPHC_A_DEV_SCALE, GPSPHC_SCALE_UTC));
 /* servo is sent inverted, as the kernel's servo-off flag (a u8) */
@@ -99,15 +103,17 @@ SENDS(servo_off, "servo = off\n",
       A_ID, A_U8(GPSPHC_A_DEV_SERVO_OFF, 1));
 /* The file's order is not the request's: the attributes' numbers are. */
 SENDS(every_device_key,
-      "servo = off\nrx_latency_ns = 120000000\nconfirm_n = 5\n"
-      "step_ns = 1000000\nscale = tai\nedge = rising\nbaud = 4800\n",
+      "clock_servo = pi\nservo = off\nrx_latency_ns = 120000000\n"
+      "confirm_n = 5\nstep_ns = 1000000\nscale = tai\nedge = rising\n"
+      "baud = 4800\n",
       A_ID,
       A_U32(GPSPHC_A_DEV_EDGE, GPSPHC_EDGE_RISING),
       A_U32(GPSPHC_A_DEV_SCALE, GPSPHC_SCALE_TAI),
       A_U64(GPSPHC_A_DEV_STEP_NS, 1000000ULL),
       A_U32(GPSPHC_A_DEV_CONFIRM_N, 5),
       A_U64(GPSPHC_A_DEV_RX_LATENCY_NS, 120000000ULL),
-      A_U8(GPSPHC_A_DEV_SERVO_OFF, 1));
+      A_U8(GPSPHC_A_DEV_SERVO_OFF, 1),
+      A_U32(GPSPHC_A_DEV_CLOCK_SERVO, GPSPHC_CLOCK_SERVO_PI));
 /* The largest values, every byte of the u64s */
 SENDS(largest_values,
       "step_ns = 1000000000\nconfirm_n = 60\nrx_latency_ns = 999000000\n",
