@@ -4,7 +4,7 @@
  *
  *   {"devices": [{"id": 0, "tty": "ttyS0", "pps": "pps0", "ptp": "ptp0",
  *     "edge": "rising", "scale": "tai", "step_ns": N, "confirm_n": N,
- *     "rx_latency_ns": N, "servo_off": false,
+ *     "rx_latency_ns": N, "servo_off": false, "clock_servo": "bank",
  *     "servo": {"state": "locked", "offset_ns": N, "rms_ns": N,
  *               "freq_ppb": N, "tai_utc": N, "leap": "none",
  *               "leap_utc": N, "holdover_s": N, "coarse": false,
@@ -16,7 +16,9 @@
  *
  * "servo_off" is the setting (GPSPHC_A_DEV_SERVO_OFF: true while ts2phc or
  * ptp4l steers the clock, false when the module does not report it); the
- * servo's "state" is then "off". "off_phase_count" is not 0 while pulses
+ * servo's "state" is then "off". "clock_servo" is the servo's estimator
+ * (GPSPHC_A_DEV_CLOCK_SERVO: "bank" or "pi"; "unknown" from a module
+ * without the setting). "off_phase_count" is not 0 while pulses
  * arrive steadily off the servo's phase, "off_phase_ns" late (see
  * status_off_phase()).
  *
@@ -269,16 +271,18 @@ static int status_dev_cb(struct nl_msg *msg, void *arg)
 		PUT_U64(j, "confirm_n", u32_or0(tb[GPSPHC_A_DEV_CONFIRM_N]));
 		PUT_U64(j, "rx_latency_ns", u64_or0(tb[GPSPHC_A_DEV_RX_LATENCY_NS]));
 		PUT_BOOL(j, "servo_off", servo_off(tb[GPSPHC_A_DEV_SERVO_OFF]));
+		PUT_STR(j, "clock_servo", NAME(CLOCK_SERVO, tb[GPSPHC_A_DEV_CLOCK_SERVO]));
 	} else {
 		fprintf(c->out, "gpsphc%" PRIu32 " on %s: /dev/ptp%" PRIu32 ", /dev/pps%" PRIu32
-			", on-time edge %s, clock in %s, %s\n",
+			", on-time edge %s, clock in %s, %s, clock_servo %s\n",
 			nla_get_u32(tb[GPSPHC_A_DEV_ID]), tty,
 			u32_or0(tb[GPSPHC_A_DEV_PTP_INDEX]), u32_or0(tb[GPSPHC_A_DEV_PPS_INDEX]),
 			NAME(EDGE, tb[GPSPHC_A_DEV_EDGE]),
 			NAME(SCALE, tb[GPSPHC_A_DEV_SCALE]),
 			servo_off(tb[GPSPHC_A_DEV_SERVO_OFF]) ?
 			"servo off (the clock is left to ts2phc or ptp4l)" :
-			"servo on");
+			"servo on",
+			NAME(CLOCK_SERVO, tb[GPSPHC_A_DEV_CLOCK_SERVO]));
 	}
 	status_servo(c, j, &sv);
 	status_stats_print(c, j, tb[GPSPHC_A_DEV_STATS]);
