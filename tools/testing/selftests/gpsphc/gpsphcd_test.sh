@@ -8,8 +8,9 @@
 # receiver sends GGA and RMC each second with the pulse generator off,
 # gpsphcd labels the first sentence of each second, the kernel takes every
 # label, locks, and its clock agrees with CLOCK_REALTIME + TAI-UTC.
-# Then --servo off: the kernel leaves the clock alone (for ts2phc), and
-# gpsphcd prints its labels but sends none. Last, the servo turned off
+# Then --servo off (with --clock-servo pi, which the kernel takes): the
+# kernel leaves the clock alone (for ts2phc), and gpsphcd prints its
+# labels but sends none. Last, the servo turned off
 # under a running gpsphcd: it says once why the kernel refuses its labels,
 # in the kernel's words, and when they are taken again. And a real jump
 # of the receiver's time: the kernel confirms it for the clock.
@@ -26,7 +27,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-tap_plan 28
+tap_plan 29
 pulses_on
 gpsphcd --baud 9600 --print-labels --state "$work/state" --record "$work/capture" "$tty" \
 	>"$work/labels" 2>"$work/err" &
@@ -162,14 +163,15 @@ servo_off_status_shows() {
 
 fails_before=$fails
 echo 1 >"$SIM_CTL/pulse_enable"
-gpsphcd --baud 9600 --print-labels --servo off --state "$work/off.state" "$tty" \
-	>"$work/off.labels" 2>"$work/off.err" &
+gpsphcd --baud 9600 --print-labels --servo off --clock-servo pi --state "$work/off.state" \
+	"$tty" >"$work/off.labels" 2>"$work/off.err" &
 daemon=$!
 sleep 1
 dev=$(gpsphc_dev)
 [ -n "$dev" ] || dev=/nonexistent
 receiver 8
 check "servo_off_sysfs_servo_reads_off" grep -qx off "$dev/servo"
+check "clock_servo_option_reaches_the_kernel" grep -qx pi "$dev/clock_servo"
 check "servo_off_servo_state_off" grep -qx off "$dev/servo_state"
 check "servo_off_in_status_json_and_text" servo_off_status_shows
 labels=$(wc -l <"$work/off.labels")
