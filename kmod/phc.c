@@ -19,8 +19,10 @@
 
 #include <linux/math64.h>
 #include <linux/ptp_clock_kernel.h>
+#include <linux/timekeeping.h>
 
-#include "gpsphc.h"
+#include "dev.h"
+#include "phc.h"
 
 /* Note that the clock's mapping was used at @raw, if later than any so far. */
 static void gpsphc_phc_seen_locked(struct gpsphc_dev *gdev, u64 raw)

@@ -9,8 +9,12 @@
  */
 
 #include <linux/pps_kernel.h>
+#include <linux/timekeeping.h>
 
-#include "gpsphc.h"
+#include "dev.h"
+#include "events.h"
+#include "phc.h"
+#include "pps.h"
 
 /**
  * gpsphc_pps_register() - register the standard PPS source of a device
@@ -47,7 +51,7 @@ int gpsphc_pps_register(struct gpsphc_dev *gdev)
  *
  * The one place the source is unregistered, once: a second call finds
  * nothing to do. Its only other user is the DCD path, which the tty layer
- * keeps out of detach (see gpsphc.h), so the pointer needs no lock. Open
+ * keeps out of detach (see dev.h), so the pointer needs no lock. Open
  * files of /dev/ppsN keep the pps_device, not the gpsphc device, alive.
  */
 void gpsphc_pps_unregister(struct gpsphc_dev *gdev)

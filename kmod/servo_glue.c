@@ -15,8 +15,14 @@
  */
 
 #include <linux/ptp_clock_kernel.h>
+#include <linux/timekeeping.h>
 
-#include "gpsphc.h"
+#include "dev.h"
+#include "events.h"
+#include "framer.h"
+#include "phc.h"
+#include "servo/servo.h"
+#include "servo_glue.h"
 
 /**
  * gpsphc_servo_glue_init() - set up the servo of a new device

@@ -11,7 +11,11 @@
 #include <linux/sysfs.h>
 #include <net/netlink.h>
 
-#include "gpsphc.h"
+#include "dev.h"
+#include "pps.h"
+#include "servo_glue.h"
+#include "stats.h"
+#include "sysfs.h"
 
 static const char * const gpsphc_edge_names[] = {
 	[GPSPHC_EDGE_RISING] = "rising",
