@@ -55,7 +55,8 @@ struct gpsphc_pps_event {
  * struct gpsphc_events - the one queue of a device's inputs and
  *	notifications
  * @input:	the clock, which gets every input before its notification
- *		goes out; set at init
+ *		goes out, and each on-time edge's EXTTS from the interrupt;
+ *		set at init
  * @lock:	protects the fields down to @state_due; the DCD interrupt
  *		takes it, the clock under servo_lock (never the reverse)
  * @dead:	detaching: nothing is queued, and the work not queued, any
@@ -94,18 +95,23 @@ struct gpsphc_events {
  * @edge:	an on-time edge; fills in @ev->count. Process context (the
  *		event queue's worker, or whoever flushes the queue).
  * @sentence:	a framed sentence; fills in @count. The receive path.
+ * @extts:	an on-time edge as an EXTTS event, in the clock's time at
+ *		@raw, its capture. The DCD interrupt, right after the capture
+ *		and before the edge is queued; it takes phc_lock only while
+ *		the EXTTS channel is on.
  *
  * dev.c gives the clock's (gpsphc_clock_input, servo_glue.c) to each
- * device's event queue, which calls it for every input before the
- * input's notification: capture hands inputs to the clock only through
- * the queue, and the clock runs in process context, never in the
- * interrupt.
+ * device's event queue, which calls @edge and @sentence for every input
+ * before the input's notification; pps.c calls @extts through the queue's
+ * @input too. Capture reaches the clock only through these, and the servo
+ * runs in process context, never in the interrupt.
  */
 struct gpsphc_clock_input {
 	void (*edge)(struct gpsphc_dev *gdev, struct gpsphc_pps_event *ev);
 	void (*sentence)(struct gpsphc_dev *gdev,
 			 const struct gpsphc_sentence *s,
 			 struct gpsphc_count *count);
+	void (*extts)(struct gpsphc_dev *gdev, u64 raw);
 };
 
 /**

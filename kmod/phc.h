@@ -24,13 +24,13 @@ u64 gpsphc_phc_change_from_locked(struct gpsphc_dev *gdev, u64 raw);
 void gpsphc_phc_set_adj_locked(struct gpsphc_dev *gdev, u64 raw, s64 adj);
 void gpsphc_phc_step_locked(struct gpsphc_dev *gdev, u64 raw, s64 delta_ns);
 void gpsphc_phc_leap_retire_locked(struct gpsphc_dev *gdev, s64 tai);
-void gpsphc_phc_extts_event(struct gpsphc_dev *gdev, u64 raw);
+void gpsphc_phc_extts(struct gpsphc_dev *gdev, u64 raw);
 
 /*
  * What every on-time edge asks of the clock is inline: the time base's
- * arithmetic, and the checks that find nothing to do (no leap second
- * pending, no EXTTS channel on), which then cost neither a call nor the
- * TAI time they would be handed.
+ * arithmetic, and the check that finds nothing to do (no leap second
+ * pending), which then costs neither a call nor the TAI time it would be
+ * handed.
  */
 
 /* adj units per ppb: 2^-16 ppb resolution, as scaled_ppm has 2^-16 ppm. */
@@ -79,21 +79,6 @@ static inline void gpsphc_phc_leap_done_locked(struct gpsphc_dev *gdev,
 	if (gdev->leap != GPSPHC_LEAP_NONE)
 		gpsphc_phc_leap_retire_locked(gdev,
 					      gpsphc_phc_tai_locked(gdev, raw));
-}
-
-/**
- * gpsphc_phc_extts() - report an on-time edge as an EXTTS event
- * @gdev: the device
- * @raw: the edge's CLOCK_MONOTONIC_RAW timestamp
- *
- * With the channel off, as it mostly is, this costs no lock.
- *
- * Context: the DCD interrupt.
- */
-static inline void gpsphc_phc_extts(struct gpsphc_dev *gdev, u64 raw)
-{
-	if (READ_ONCE(gdev->extts_on))
-		gpsphc_phc_extts_event(gdev, raw);
 }
 
 #endif /* _GPSPHC_PHC_H */

@@ -3,9 +3,10 @@
  * gpsphc: PPS edges on DCD. Each edge is timestamped once, first thing in
  * the DCD interrupt, and that one timestamp goes to every consumer: the
  * standard PPS source (/dev/ppsN, as pps-ldisc would feed it), EXTTS
- * (/dev/ptpN), and through the device's queue (events.c) the servo (an
- * on-time edge) and the notifications. The interrupt does what pps-ldisc
- * does and no more: the servo runs in process context.
+ * (/dev/ptpN, by the clock's input handler), and through the device's
+ * queue (events.c) the servo (an on-time edge) and the notifications.
+ * The interrupt does what pps-ldisc does and no more: the servo runs in
+ * process context.
  */
 
 #include <linux/pps_kernel.h>
@@ -13,7 +14,6 @@
 
 #include "dev.h"
 #include "events.h"
-#include "phc.h"
 #include "pps.h"
 
 /**
@@ -112,7 +112,8 @@ void gpsphc_pps_capture(struct gpsphc_dev *gdev,
 
 	pps_event(gdev->pps, &ts, ev.assert ? PPS_CAPTUREASSERT : PPS_CAPTURECLEAR,
 		  NULL);
+	/* EXTTS, by the clock's input handler: capture calls no clock code. */
 	if (ev.assert)
-		gpsphc_phc_extts(gdev, ev.raw_ns);
+		gdev->events.input->extts(gdev, ev.raw_ns);
 	gpsphc_events_queue_edge(gdev, &ev);
 }

@@ -203,6 +203,7 @@ out_unlock:
 const struct gpsphc_clock_input gpsphc_clock_input = {
 	.edge = gpsphc_glue_edge,
 	.sentence = gpsphc_glue_sentence,
+	.extts = gpsphc_phc_extts,
 };
 
 /**
