@@ -10,6 +10,7 @@
 #include <linux/stringify.h>
 #include <net/genetlink.h>
 
+#include "clock_fields.h"
 #include "dev.h"
 #include "events.h"
 #include "framer.h"
@@ -18,7 +19,6 @@
 #include "pps.h"
 #include "servo_glue.h"
 #include "stats.h"
-#include "sysfs.h"
 
 /*
  * Events carry every sentence (the receiver's position) and every edge,
