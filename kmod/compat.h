@@ -71,7 +71,7 @@ typedef struct genl_ops gpsphc_genl_op_t;
  * built in where a driver selects it: Debian's 6.12 kernels have it
  * (ice, mlx5, ptp_ocp), 6.1 has neither the header nor the symbol, and
  * no kernel has the symbol without the header. Kbuild builds kmod/dpll.c
- * on the same test (gpsphc-$(CONFIG_DPLL)); elsewhere gpsphc.h's stubs
+ * on the same test (gpsphc-$(CONFIG_DPLL)); elsewhere dpll.h's stubs
  * stand in.
  */
 #if IS_ENABLED(CONFIG_DPLL)

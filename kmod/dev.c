@@ -17,9 +17,18 @@
 #include <linux/rculist.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/tty.h>
 #include <linux/xarray.h>
 
-#include "gpsphc.h"
+#include "dev.h"
+#include "dpll.h"
+#include "events.h"
+#include "phc.h"
+#include "pps.h"
+#include "ptp.h"
+#include "rx.h"
+#include "servo_glue.h"
+#include "sysfs.h"
 
 static LIST_HEAD(gpsphc_devs);
 static DEFINE_XARRAY_ALLOC(gpsphc_ids);
@@ -287,7 +296,7 @@ out_free_gdev:
  * gpsphc_dev_detach() - unregister the device of a tty
  * @tty: the tty the discipline is being detached from
  *
- * The teardown order of the lifetime rules in gpsphc.h: first nothing new
+ * The teardown order of the lifetime rules in dev.h: first nothing new
  * can reach the device (DCD and receive lookups, netlink and sysfs
  * lookups, anything that queues a notification, and the notification
  * worker is cancelled), then the DPLL device, the clock and the PPS

@@ -39,7 +39,7 @@
  * nest as the queue's order, dpll_lock, servo_lock, and nothing holds
  * servo_lock while it waits for dpll_lock.
  *
- * Lifetime (see also gpsphc.h): gpsphc_dpll_register() runs in attach
+ * Lifetime (see also dev.h): gpsphc_dpll_register() runs in attach
  * once the PTP clock exists (its index is the clock_id) and hands the
  * event queue gpsphc_dpll_notify() last, when the device and its pin are
  * whole. gpsphc_dpll_unregister() runs in detach right after the queue
@@ -53,7 +53,10 @@
 #include <linux/dpll.h>
 #include <linux/module.h>
 
-#include "gpsphc.h"
+#include "dev.h"
+#include "dpll.h"
+#include "events.h"
+#include "servo_glue.h"
 
 /* The servo's status, as sysfs and netlink show it. */
 static void gpsphc_dpll_status(struct gpsphc_dev *gdev, u64 *st)

@@ -15,7 +15,8 @@
 #include <linux/mutex.h>
 #include <linux/workqueue.h>
 
-#include "gpsphc.h"
+#include "dev.h"
+#include "events.h"
 
 /* Registered at module load, before any device can exist; see set_sink. */
 static const struct gpsphc_event_sink *gpsphc_sink;

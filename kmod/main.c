@@ -14,11 +14,15 @@
 #include <linux/mutex.h>
 #include <linux/serial_core.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
 #include <linux/tty.h>
 #include <linux/tty_ldisc.h>
 #include <linux/workqueue.h>
 
-#include "gpsphc.h"
+#include "dev.h"
+#include "netlink.h"
+#include "pps.h"
+#include "rx.h"
 
 static int ldisc = N_DEVELOPMENT;
 module_param(ldisc, int, 0444);

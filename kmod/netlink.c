@@ -10,8 +10,15 @@
 #include <linux/stringify.h>
 #include <net/genetlink.h>
 
-#include "gpsphc.h"
+#include "clock_fields.h"
+#include "dev.h"
+#include "events.h"
+#include "framer.h"
 #include "gpsphc_nl.h"
+#include "netlink.h"
+#include "pps.h"
+#include "servo_glue.h"
+#include "stats.h"
 
 /*
  * Events carry every sentence (the receiver's position) and every edge,

@@ -19,8 +19,10 @@
 
 #include <linux/math64.h>
 #include <linux/ptp_clock_kernel.h>
+#include <linux/timekeeping.h>
 
-#include "gpsphc.h"
+#include "dev.h"
+#include "phc.h"
 
 /* Note that the clock's mapping was used at @raw, if later than any so far. */
 static void gpsphc_phc_seen_locked(struct gpsphc_dev *gdev, u64 raw)
@@ -173,18 +175,20 @@ void gpsphc_phc_leap_retire_locked(struct gpsphc_dev *gdev, s64 tai)
 }
 
 /**
- * gpsphc_phc_extts_event() - report an on-time edge as EXTTS
+ * gpsphc_phc_extts() - report an on-time edge as an EXTTS event
  * @gdev: the device
  * @raw: the edge's CLOCK_MONOTONIC_RAW timestamp
  *
- * The out-of-line half of gpsphc_phc_extts(): the clock's time at the
- * edge, as it reads now (the servo corrects it later, in process
- * context; a correction then applies from this read on, so the event
- * and the clock agree).
+ * The clock's time at the edge, as it reads now (the servo corrects it
+ * later, in process context; a correction then applies from this read
+ * on, so the event and the clock agree). The clock's @extts input
+ * handler (struct gpsphc_clock_input), which capture calls right after
+ * the edge's capture. With the channel off, as it mostly is, this costs
+ * no lock.
  *
  * Context: the DCD interrupt.
  */
-void gpsphc_phc_extts_event(struct gpsphc_dev *gdev, u64 raw)
+void gpsphc_phc_extts(struct gpsphc_dev *gdev, u64 raw)
 {
 	struct ptp_clock_event ev = {
 		.type = PTP_CLOCK_EXTTS,
@@ -192,6 +196,8 @@ void gpsphc_phc_extts_event(struct gpsphc_dev *gdev, u64 raw)
 	};
 	unsigned long flags;
 
+	if (!READ_ONCE(gdev->extts_on))
+		return;
 	spin_lock_irqsave(&gdev->phc_lock, flags);
 	if (gdev->extts_on && gdev->ptp) {
 		ev.timestamp = gpsphc_phc_read_locked(gdev, raw);

@@ -3,14 +3,18 @@
  * gpsphc: PPS edges on DCD. Each edge is timestamped once, first thing in
  * the DCD interrupt, and that one timestamp goes to every consumer: the
  * standard PPS source (/dev/ppsN, as pps-ldisc would feed it), EXTTS
- * (/dev/ptpN), and through the device's queue (events.c) the servo (an
- * on-time edge) and the notifications. The interrupt does what pps-ldisc
- * does and no more: the servo runs in process context.
+ * (/dev/ptpN, by the clock's input handler), and through the device's
+ * queue (events.c) the servo (an on-time edge) and the notifications.
+ * The interrupt does what pps-ldisc does and no more: the servo runs in
+ * process context.
  */
 
 #include <linux/pps_kernel.h>
+#include <linux/timekeeping.h>
 
-#include "gpsphc.h"
+#include "dev.h"
+#include "events.h"
+#include "pps.h"
 
 /**
  * gpsphc_pps_register() - register the standard PPS source of a device
@@ -47,7 +51,7 @@ int gpsphc_pps_register(struct gpsphc_dev *gdev)
  *
  * The one place the source is unregistered, once: a second call finds
  * nothing to do. Its only other user is the DCD path, which the tty layer
- * keeps out of detach (see gpsphc.h), so the pointer needs no lock. Open
+ * keeps out of detach (see dev.h), so the pointer needs no lock. Open
  * files of /dev/ppsN keep the pps_device, not the gpsphc device, alive.
  */
 void gpsphc_pps_unregister(struct gpsphc_dev *gdev)
@@ -108,7 +112,8 @@ void gpsphc_pps_capture(struct gpsphc_dev *gdev,
 
 	pps_event(gdev->pps, &ts, ev.assert ? PPS_CAPTUREASSERT : PPS_CAPTURECLEAR,
 		  NULL);
+	/* EXTTS, by the clock's input handler: capture calls no clock code. */
 	if (ev.assert)
-		gpsphc_phc_extts(gdev, ev.raw_ns);
+		gdev->events.input->extts(gdev, ev.raw_ns);
 	gpsphc_events_queue_edge(gdev, &ev);
 }

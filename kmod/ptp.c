@@ -10,8 +10,12 @@
  */
 
 #include <linux/ptp_clock_kernel.h>
+#include <linux/timekeeping.h>
 
-#include "gpsphc.h"
+#include "dev.h"
+#include "phc.h"
+#include "ptp.h"
+#include "servo_glue.h"
 
 #define to_gpsphc_dev_ptp(info) container_of(info, struct gpsphc_dev, ptp_info)
 

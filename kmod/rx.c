@@ -5,9 +5,13 @@
  * same bytes unchanged.
  */
 
+#include <linux/timekeeping.h>
 #include <linux/tty.h>
 
-#include "gpsphc.h"
+#include "dev.h"
+#include "events.h"
+#include "framer.h"
+#include "rx.h"
 
 /*
  * A character on an 8N1 line is 10 bits: 86806 ns at 115200 baud. Ten

@@ -15,8 +15,14 @@
  */
 
 #include <linux/ptp_clock_kernel.h>
+#include <linux/timekeeping.h>
 
-#include "gpsphc.h"
+#include "dev.h"
+#include "events.h"
+#include "framer.h"
+#include "phc.h"
+#include "servo/servo.h"
+#include "servo_glue.h"
 
 /**
  * gpsphc_servo_glue_init() - set up the servo of a new device
@@ -197,6 +203,7 @@ out_unlock:
 const struct gpsphc_clock_input gpsphc_clock_input = {
 	.edge = gpsphc_glue_edge,
 	.sentence = gpsphc_glue_sentence,
+	.extts = gpsphc_phc_extts,
 };
 
 /**

@@ -5,7 +5,12 @@
  * servo's count of seconds.
  */
 
-#include "gpsphc.h"
+#include "dev.h"
+#include "events.h"
+#include "framer.h"
+#include "servo/servo.h"
+#include "servo_glue.h"
+#include "stats.h"
 
 /**
  * gpsphc_dev_stats() - read every counter of a device

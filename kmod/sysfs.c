@@ -11,7 +11,12 @@
 #include <linux/sysfs.h>
 #include <net/netlink.h>
 
-#include "gpsphc.h"
+#include "clock_fields.h"
+#include "dev.h"
+#include "pps.h"
+#include "servo_glue.h"
+#include "stats.h"
+#include "sysfs.h"
 
 static const char * const gpsphc_edge_names[] = {
 	[GPSPHC_EDGE_RISING] = "rising",
@@ -50,20 +55,6 @@ static DEVICE_ATTR_RO(ptp_device);
 static const char * const gpsphc_scale_names[] = {
 	[GPSPHC_SCALE_TAI] = "tai",
 	[GPSPHC_SCALE_UTC] = "utc",
-};
-
-static const char * const gpsphc_leap_names[] = {
-	[GPSPHC_LEAP_NONE] = "none",
-	[GPSPHC_LEAP_INSERT] = "insert",
-	[GPSPHC_LEAP_DELETE] = "delete",
-};
-
-static const char * const gpsphc_state_names[] = {
-	[GPSPHC_SERVO_UNLOCKED] = "unlocked",
-	[GPSPHC_SERVO_LOCKING] = "locking",
-	[GPSPHC_SERVO_LOCKED] = "locked",
-	[GPSPHC_SERVO_HOLDOVER] = "holdover",
-	[GPSPHC_SERVO_OFF] = "off",
 };
 
 static ssize_t available_scales_show(struct device *dev,
@@ -242,19 +233,30 @@ static GPSPHC_SETTING_ATTR(clock_servo, GPSPHC_A_DEV_CLOCK_SERVO,
 			   gpsphc_clock_servo_names, 1, GPSPHC_CLOCK_SERVO_MAX);
 
 /*
+ * A file that shows one value of an array its show function reads:
+ * the servo's status, the counters in statistics/.
+ */
+struct gpsphc_index_attr {
+	struct device_attribute attr;
+	int index;
+};
+
+#define to_gpsphc_index_attr(a) container_of(a, struct gpsphc_index_attr, attr)
+
+/*
  * Servo status: one value per file, each read through one snapshot of
- * the servo, picked by the file's place in gpsphc_servo_fields[].
+ * the servo, shown as the clock's gpsphc_servo_fields[] says.
  */
 static ssize_t gpsphc_servo_show(struct device *dev,
 				 struct device_attribute *attr, char *buf)
 {
-	const struct gpsphc_servo_field *f =
-		container_of(attr, struct gpsphc_servo_field, attr);
+	int index = to_gpsphc_index_attr(attr)->index;
+	const struct gpsphc_servo_field *f = &gpsphc_servo_fields[index];
 	u64 st[GPSPHC_A_SERVO_MAX + 1];
 	u64 v;
 
 	gpsphc_servo_glue_status(to_gpsphc_dev(dev), st);
-	v = st[f - gpsphc_servo_fields];
+	v = st[index];
 	if (f->names)
 		return sysfs_emit(buf, "%s\n", f->names[v]);
 	if (f->type == NLA_S64)
@@ -262,41 +264,36 @@ static ssize_t gpsphc_servo_show(struct device *dev,
 	return sysfs_emit(buf, "%llu\n", v);
 }
 
-/*
- * gpsphc_servo_fields[]: see struct gpsphc_servo_field. GPSPHC_SF() gives
- * attribute @_attr its file @_name, netlink type @_type and enumeration
- * @_names; netlink.c puts and sizes the nest from the same entries.
- */
-#define GPSPHC_SF(_attr, _name, _type, _names)				\
-	[_attr] = {							\
-		.attr = __ATTR(_name, 0444, gpsphc_servo_show, NULL),	\
-		.type = _type,						\
-		.names = _names,					\
+/* The file of GPSPHC_A_SERVO_@_a, named as gpsphc_servo_fields[] says. */
+#define GPSPHC_SERVO_ATTR(_a)						\
+	[GPSPHC_A_SERVO_##_a] = {					\
+		.attr.attr.name = gpsphc_servo_fields[GPSPHC_A_SERVO_##_a].name, \
+		.attr.attr.mode = 0444,					\
+		.attr.show = gpsphc_servo_show,				\
+		.index = GPSPHC_A_SERVO_##_a,				\
 	}
 
-struct gpsphc_servo_field gpsphc_servo_fields[GPSPHC_A_SERVO_MAX + 1] = {
-	GPSPHC_SF(GPSPHC_A_SERVO_STATE, servo_state, NLA_U32,
-		  gpsphc_state_names),
-	GPSPHC_SF(GPSPHC_A_SERVO_OFFSET_NS, offset_ns, NLA_S64, NULL),
-	GPSPHC_SF(GPSPHC_A_SERVO_RMS_NS, rms_ns, NLA_U64, NULL),
-	GPSPHC_SF(GPSPHC_A_SERVO_FREQ_PPB, freq_ppb, NLA_S64, NULL),
-	GPSPHC_SF(GPSPHC_A_SERVO_TAI_UTC, tai_utc, NLA_U32, NULL),
-	GPSPHC_SF(GPSPHC_A_SERVO_LEAP, leap, NLA_U32, gpsphc_leap_names),
-	GPSPHC_SF(GPSPHC_A_SERVO_LEAP_UTC, leap_utc, NLA_U64, NULL),
-	GPSPHC_SF(GPSPHC_A_SERVO_HOLDOVER_S, holdover_s, NLA_U64, NULL),
-	GPSPHC_SF(GPSPHC_A_SERVO_COARSE, coarse, NLA_FLAG, NULL),
-	GPSPHC_SF(GPSPHC_A_SERVO_LABELS, labels, NLA_U64, NULL),
-	GPSPHC_SF(GPSPHC_A_SERVO_LABELS_REFUSED, labels_refused, NLA_U64, NULL),
-	GPSPHC_SF(GPSPHC_A_SERVO_DISAGREEMENTS, disagreements, NLA_U64, NULL),
-	GPSPHC_SF(GPSPHC_A_SERVO_STEPS, steps, NLA_U64, NULL),
-	GPSPHC_SF(GPSPHC_A_SERVO_OUTLIERS, outliers, NLA_U64, NULL),
-	GPSPHC_SF(GPSPHC_A_SERVO_SPURIOUS, pps_spurious, NLA_U64, NULL),
-	GPSPHC_SF(GPSPHC_A_SERVO_RELOCKS, relocks, NLA_U64, NULL),
-	GPSPHC_SF(GPSPHC_A_SERVO_HOLDOVERS, holdovers, NLA_U64, NULL),
-	GPSPHC_SF(GPSPHC_A_SERVO_OFF_PHASE_COUNT, off_phase_count, NLA_U32,
-		  NULL),
-	GPSPHC_SF(GPSPHC_A_SERVO_OFF_PHASE_NS, off_phase_ns, NLA_S64, NULL),
-	GPSPHC_SF(GPSPHC_A_SERVO_REPHASES, rephases, NLA_U64, NULL),
+static struct gpsphc_index_attr gpsphc_servo_attrs[GPSPHC_A_SERVO_MAX + 1] = {
+	GPSPHC_SERVO_ATTR(STATE),
+	GPSPHC_SERVO_ATTR(OFFSET_NS),
+	GPSPHC_SERVO_ATTR(RMS_NS),
+	GPSPHC_SERVO_ATTR(FREQ_PPB),
+	GPSPHC_SERVO_ATTR(TAI_UTC),
+	GPSPHC_SERVO_ATTR(LEAP),
+	GPSPHC_SERVO_ATTR(LEAP_UTC),
+	GPSPHC_SERVO_ATTR(HOLDOVER_S),
+	GPSPHC_SERVO_ATTR(COARSE),
+	GPSPHC_SERVO_ATTR(LABELS),
+	GPSPHC_SERVO_ATTR(LABELS_REFUSED),
+	GPSPHC_SERVO_ATTR(DISAGREEMENTS),
+	GPSPHC_SERVO_ATTR(STEPS),
+	GPSPHC_SERVO_ATTR(OUTLIERS),
+	GPSPHC_SERVO_ATTR(SPURIOUS),
+	GPSPHC_SERVO_ATTR(RELOCKS),
+	GPSPHC_SERVO_ATTR(HOLDOVERS),
+	GPSPHC_SERVO_ATTR(OFF_PHASE_COUNT),
+	GPSPHC_SERVO_ATTR(OFF_PHASE_NS),
+	GPSPHC_SERVO_ATTR(REPHASES),
 };
 
 static struct attribute *gpsphc_dev_attrs[] = {
@@ -313,17 +310,17 @@ static struct attribute *gpsphc_dev_attrs[] = {
 	&dev_attr_servo.attr.attr,
 	&dev_attr_clock_servo.attr.attr,
 	&dev_attr_available_clock_servos.attr,
-	&gpsphc_servo_fields[GPSPHC_A_SERVO_STATE].attr.attr,
-	&gpsphc_servo_fields[GPSPHC_A_SERVO_OFFSET_NS].attr.attr,
-	&gpsphc_servo_fields[GPSPHC_A_SERVO_RMS_NS].attr.attr,
-	&gpsphc_servo_fields[GPSPHC_A_SERVO_FREQ_PPB].attr.attr,
-	&gpsphc_servo_fields[GPSPHC_A_SERVO_TAI_UTC].attr.attr,
-	&gpsphc_servo_fields[GPSPHC_A_SERVO_LEAP].attr.attr,
-	&gpsphc_servo_fields[GPSPHC_A_SERVO_LEAP_UTC].attr.attr,
-	&gpsphc_servo_fields[GPSPHC_A_SERVO_HOLDOVER_S].attr.attr,
-	&gpsphc_servo_fields[GPSPHC_A_SERVO_COARSE].attr.attr,
-	&gpsphc_servo_fields[GPSPHC_A_SERVO_OFF_PHASE_COUNT].attr.attr,
-	&gpsphc_servo_fields[GPSPHC_A_SERVO_OFF_PHASE_NS].attr.attr,
+	&gpsphc_servo_attrs[GPSPHC_A_SERVO_STATE].attr.attr,
+	&gpsphc_servo_attrs[GPSPHC_A_SERVO_OFFSET_NS].attr.attr,
+	&gpsphc_servo_attrs[GPSPHC_A_SERVO_RMS_NS].attr.attr,
+	&gpsphc_servo_attrs[GPSPHC_A_SERVO_FREQ_PPB].attr.attr,
+	&gpsphc_servo_attrs[GPSPHC_A_SERVO_TAI_UTC].attr.attr,
+	&gpsphc_servo_attrs[GPSPHC_A_SERVO_LEAP].attr.attr,
+	&gpsphc_servo_attrs[GPSPHC_A_SERVO_LEAP_UTC].attr.attr,
+	&gpsphc_servo_attrs[GPSPHC_A_SERVO_HOLDOVER_S].attr.attr,
+	&gpsphc_servo_attrs[GPSPHC_A_SERVO_COARSE].attr.attr,
+	&gpsphc_servo_attrs[GPSPHC_A_SERVO_OFF_PHASE_COUNT].attr.attr,
+	&gpsphc_servo_attrs[GPSPHC_A_SERVO_OFF_PHASE_NS].attr.attr,
 	NULL,
 };
 
@@ -332,15 +329,10 @@ static const struct attribute_group gpsphc_dev_group = {
 };
 
 /* statistics/<name>: one counter each, read through gpsphc_dev_stats(). */
-struct gpsphc_stat_attr {
-	struct device_attribute attr;
-	int index;
-};
-
 static ssize_t gpsphc_stat_show(struct device *dev,
 				struct device_attribute *attr, char *buf)
 {
-	int index = container_of(attr, struct gpsphc_stat_attr, attr)->index;
+	int index = to_gpsphc_index_attr(attr)->index;
 	u64 stats[GPSPHC_A_STATS_MAX + 1];
 
 	gpsphc_dev_stats(to_gpsphc_dev(dev), stats);
@@ -348,7 +340,7 @@ static ssize_t gpsphc_stat_show(struct device *dev,
 }
 
 #define GPSPHC_STAT_ATTR(_name, _index)					\
-	static struct gpsphc_stat_attr gpsphc_stat_##_name = {		\
+	static struct gpsphc_index_attr gpsphc_stat_##_name = {		\
 		.attr = __ATTR(_name, 0444, gpsphc_stat_show, NULL),	\
 		.index = _index,					\
 	}
@@ -370,15 +362,15 @@ GPSPHC_STAT_ATTR(pps_missed, GPSPHC_A_STATS_PPS_MISSED);
 GPSPHC_STAT_ATTR(events_dropped, GPSPHC_A_STATS_EVENTS_DROPPED);
 
 static struct attribute *gpsphc_stat_attrs[] = {
-	&gpsphc_servo_fields[GPSPHC_A_SERVO_LABELS].attr.attr,
-	&gpsphc_servo_fields[GPSPHC_A_SERVO_LABELS_REFUSED].attr.attr,
-	&gpsphc_servo_fields[GPSPHC_A_SERVO_DISAGREEMENTS].attr.attr,
-	&gpsphc_servo_fields[GPSPHC_A_SERVO_STEPS].attr.attr,
-	&gpsphc_servo_fields[GPSPHC_A_SERVO_OUTLIERS].attr.attr,
-	&gpsphc_servo_fields[GPSPHC_A_SERVO_SPURIOUS].attr.attr,
-	&gpsphc_servo_fields[GPSPHC_A_SERVO_RELOCKS].attr.attr,
-	&gpsphc_servo_fields[GPSPHC_A_SERVO_HOLDOVERS].attr.attr,
-	&gpsphc_servo_fields[GPSPHC_A_SERVO_REPHASES].attr.attr,
+	&gpsphc_servo_attrs[GPSPHC_A_SERVO_LABELS].attr.attr,
+	&gpsphc_servo_attrs[GPSPHC_A_SERVO_LABELS_REFUSED].attr.attr,
+	&gpsphc_servo_attrs[GPSPHC_A_SERVO_DISAGREEMENTS].attr.attr,
+	&gpsphc_servo_attrs[GPSPHC_A_SERVO_STEPS].attr.attr,
+	&gpsphc_servo_attrs[GPSPHC_A_SERVO_OUTLIERS].attr.attr,
+	&gpsphc_servo_attrs[GPSPHC_A_SERVO_SPURIOUS].attr.attr,
+	&gpsphc_servo_attrs[GPSPHC_A_SERVO_RELOCKS].attr.attr,
+	&gpsphc_servo_attrs[GPSPHC_A_SERVO_HOLDOVERS].attr.attr,
+	&gpsphc_servo_attrs[GPSPHC_A_SERVO_REPHASES].attr.attr,
 	&gpsphc_stat_sentences.attr.attr,
 	&gpsphc_stat_csum_ok.attr.attr,
 	&gpsphc_stat_csum_missing.attr.attr,

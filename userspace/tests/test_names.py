@@ -3,14 +3,15 @@
 """gpsphcd's one table of enum words (lib/names.c, printed by names_dump)
 against the source of truth, the family's YAML spec
 (Documentation/netlink/specs/gpsphc.yaml), and against the words the
-kernel's sysfs files print (kmod/sysfs.c), so the three cannot drift:
+kernel's sysfs files print (kmod/sysfs.c, and kmod/clock_fields.c for
+the servo's status), so the three cannot drift:
 
 - every enum of the spec is in the table, each value with the entry's
   name, and "unknown" below and above its values;
 - every counter key of --status is the name of its attribute (by number)
   in its set with '_' for '-', and every counter of the stats set is
   shown;
-- every "[GPSPHC_<ENUM>_<ENTRY>] = "word"" of kmod/sysfs.c is the
+- every "[GPSPHC_<ENUM>_<ENTRY>] = "word"" of those kmod/ files is the
   spec's entry name;
 - servo_status.c's decoder of the servo nest names each attribute of
   the servo set as the spec does, and takes exactly the payload length
@@ -26,7 +27,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.join(HERE, "..", "..")
 SPEC = os.path.join(TOP, "Documentation", "netlink", "specs", "gpsphc.yaml")
-SYSFS = os.path.join(TOP, "kmod", "sysfs.c")
+SYSFS = ("sysfs.c", "clock_fields.c")
 DUMP = os.environ.get("NAMES_DUMP", os.path.join(HERE, "..", "build",
                                                  "names_dump"))
 
@@ -131,17 +132,22 @@ ok(policy and not bad,
    "servo_status.c's policy: the spec's servo attribute names and types",
    "\n".join(bad))
 
-with open(SYSFS) as f:
-    words = re.findall(r'\[(GPSPHC_[A-Z0-9_]+)\]\s*=\s*"([^"]*)"', f.read())
+words = []
+for name in SYSFS:
+    with open(os.path.join(TOP, "kmod", name)) as f:
+        words += re.findall(r'\[(GPSPHC_[A-Z0-9_]+)\]\s*=\s*"([^"]*)"',
+                            f.read())
 words = [(c, w) for c, w in words if c in consts]
 bad = [f"{c} = \"{w}\", the spec says \"{consts[c][1]}\""
        for c, w in words if w != consts[c][1]]
 if words:
-    ok(not bad, f"kmod/sysfs.c's {len(words)} words are the spec's",
+    ok(not bad, f"kmod/{' and '.join(SYSFS)}'s {len(words)} words are "
+       "the spec's",
        "\n".join(bad))
 else:
     n += 1
-    print(f"ok {n} # SKIP kmod/sysfs.c has no [GPSPHC_*] = \"word\" tables")
+    print(f"ok {n} # SKIP kmod/{' and '.join(SYSFS)} have no "
+          "[GPSPHC_*] = \"word\" tables")
 
 print(f"1..{n}")
 print(f"# {n - failed} passed, {failed} failed")
