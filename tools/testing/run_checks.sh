@@ -109,7 +109,7 @@ build() {
 	mkdir -p "$2"
 	what="gpsphc.ko and the test initramfs ($5; " only=0
 	[ -n "$5" ] || what="gpsphc.ko (" only=1
-	if GPSPHC_VM_BUILD=$2 GPSPHC_TESTS=$3 GPSPHC_TESTS_SKIP=$4 GPSPHC_TEST_ENV= GPSPHC_MODULES_ONLY=$only \
+	if GPSPHC_VM_BUILD=$2 GPSPHC_TESTS=$3 GPSPHC_TESTS_SKIP=$4 GPSPHC_TEST_ENV= GPSPHC_TEST_ARGS= GPSPHC_MODULES_ONLY=$only \
 			sh "$TOP/tools/testing/vm/build.sh" "$1" >"$log" 2>&1; then
 		# The kernel's compiler, e.g. "x86_64-linux-gnu-gcc-14 (Debian
 		# 14.2.0-19) 14.2.0": its version.

@@ -11,6 +11,8 @@
 # GPSPHC_TEST_ENV="VAR=value ..." puts those variables in the environment
 # of every program the guest runs (guest/run_tests.sh), e.g. the cases a
 # program reads from one: GPSPHC_STRESS_ONLY, GPSPHC_EXPLORE_SEED.
+# GPSPHC_TEST_ARGS="..." gives those arguments to every program in the
+# run list: the kselftest harness's -t TEST, -f FIXTURE, -v VARIANT, -l.
 #
 # Kernel code must build without a single warning (W=1 for our files):
 # any compiler warning fails the build.
@@ -110,6 +112,7 @@ cp "$TOP"/tools/testing/vm/guest/*.sh "$STAGE/tests/"
 cp -r "$USR/selftests/." "$STAGE/tests/"
 [ -z "${GPSPHC_TESTS:-}" ] || echo "$GPSPHC_TESTS" | tr ' ' '\n' >"$STAGE/tests/run.list"
 [ -z "${GPSPHC_TEST_ENV:-}" ] || echo "$GPSPHC_TEST_ENV" >"$STAGE/tests/run.env"
+[ -z "${GPSPHC_TEST_ARGS:-}" ] || echo "$GPSPHC_TEST_ARGS" >"$STAGE/tests/run.args"
 for t in ${GPSPHC_TESTS_SKIP:-}; do
 	grep -vxF "$t" "$STAGE/tests/run.list" >"$STAGE/tests/run.list.new" || true
 	mv "$STAGE/tests/run.list.new" "$STAGE/tests/run.list"

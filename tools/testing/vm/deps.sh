@@ -124,17 +124,20 @@ if [ ! -f "$SRCDIR/.extracted" ]; then
 	touch "$SRCDIR/.extracted"
 fi
 
-# The kernel's YNL tools (ynl-gen-c, the cli.py client) and the netlink
-# specs with their genetlink*.yaml schemas, from linux-source-6.12.
+# The kernel's YNL tools (ynl-gen-c, the cli.py client), the netlink specs
+# with their genetlink*.yaml schemas, and the kselftest harness the
+# selftests and host tests build with (6.12's takes -t and -l), from
+# linux-source-6.12. The stamp names what was extracted.
 YNLDIR="$CACHE/linux-source-6.12"
-if [ ! -f "$YNLDIR/.extracted" ]; then
+if [ ! -f "$YNLDIR/.extracted-ynl-ksft" ]; then
 	tarball=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n1)
 	[ -n "$tarball" ] || die "linux-source-6.12 tarball missing in /usr/src"
 	rm -rf "$YNLDIR"; mkdir -p "$YNLDIR"
 	tar -C "$YNLDIR" --strip-components=1 -xf "$tarball" --wildcards \
-		'*/tools/net/ynl' '*/Documentation/netlink' ||
-		die "extracting tools/net/ynl and Documentation/netlink from $tarball failed"
-	touch "$YNLDIR/.extracted"
+		'*/tools/net/ynl' '*/Documentation/netlink' \
+		'*/tools/testing/selftests/kselftest*' ||
+		die "extracting tools/net/ynl, Documentation/netlink and the kselftest harness from $tarball failed"
+	touch "$YNLDIR/.extracted-ynl-ksft"
 fi
 
 # Debian 13's 6.12 kernels and the trixie chroot that builds for them.

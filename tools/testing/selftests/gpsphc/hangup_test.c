@@ -401,7 +401,7 @@ TEST_F_TIMEOUT(hangup, streaming_20_cycles_no_leak, 240)
 	ASSERT_EQ(0, dir_entries(GPSPHC_CLASS));
 	for (i = 0; i < WARMUP; i++) {
 		one_cycle(_metadata, self, variant->unplug, &cs);
-		if (!_metadata->passed)
+		if (!gpsphc_test_passing(_metadata))
 			return;
 	}
 	before = slab_kb();
@@ -411,7 +411,7 @@ TEST_F_TIMEOUT(hangup, streaming_20_cycles_no_leak, 240)
 	for (batch = 0; batch < 2; batch++) {
 		for (i = 0; i < CYCLES; i++) {
 			one_cycle(_metadata, self, variant->unplug, &cs);
-			if (!_metadata->passed)
+			if (!gpsphc_test_passing(_metadata))
 				return;
 		}
 		after = slab_kb();

@@ -596,7 +596,7 @@ TEST_F(phc, caps_and_sysfs)
 TEST_F(phc, free_clock_arithmetic)
 {
 	struct rx *rx = &self->c.rx[0];
-	struct phc_xts a, b, x;
+	struct phc_xts a = { 0 }, b = { 0 }, x = { 0 };
 	struct ptp_sys_offset_extended ext;
 	long long d, t, tol;
 	unsigned int i;
@@ -730,7 +730,7 @@ TEST_F(phc, extts_is_the_edge_stamp)
 {
 	struct rx *rx = &self->c.rx[0];
 	struct ptp_extts_event ev[4];
-	struct phc_xts x;
+	struct phc_xts x = { 0 };
 	int i, n;
 
 	rx_attach(_metadata, &self->c, 0, 0);
@@ -769,7 +769,7 @@ TEST_F_TIMEOUT(phc, phc_ctl_and_cross_timestamps, 30)
 {
 	struct rx *rx = &self->c.rx[0];
 	struct ptp_sys_offset_extended ext;
-	struct phc_xts a, b, x;
+	struct phc_xts a = { 0 }, b = { 0 }, x = { 0 };
 	char out[4096], dev[32], *p;
 	char *argv[] = { "phc_ctl", dev, "get", NULL };
 	long long sec, nsec, v, want;
@@ -1014,7 +1014,7 @@ TEST_F_TIMEOUT(phc, phc2sys_follows_locked_phc, 90)
 	int n = 0, state[256], i, idx, edges;
 	uint32_t before;
 	struct timex tx = { .modes = ADJ_FREQUENCY };
-	struct bg_prog bg;
+	struct bg_prog bg = { 0 };
 
 	rx_attach(_metadata, c, 0, 0);
 	rx->ppb = GEN_PPB;
@@ -1128,7 +1128,7 @@ TEST_F_TIMEOUT(phc, holdover_and_back, 120)
 {
 	struct ctx *c = &self->c;
 	struct rx *rx = &c->rx[0];
-	struct phc_xts a, b;
+	struct phc_xts a = { 0 }, b = { 0 };
 	struct nlt_result res;
 	char miss[256], buf[32];
 	long long freq_last, freq_hold, rate, h1, h2, steps, wait_ms, last_raw;
@@ -1605,7 +1605,7 @@ TEST_F_TIMEOUT(phc, servo_off_leaves_the_clock_alone, 40)
 	struct ctx *c = &self->c;
 	struct rx *rx = &c->rx[0];
 	struct nlt_result res;
-	struct phc_xts a, b;
+	struct phc_xts a = { 0 }, b = { 0 };
 	long long steps, refused, rate, t;
 	char buf[32];
 	int i, idx;
@@ -1802,7 +1802,7 @@ TEST_F_TIMEOUT(detach, clock_open_across_detach, 90)
 	detach_cycle(_metadata, &self->c, variant->unplug, false);
 	sa = slab_kb();
 	k4a = slab_cache_bytes("kmalloc-4k");
-	for (i = 0; i < DETACH_CYCLES && _metadata->passed; i++)
+	for (i = 0; i < DETACH_CYCLES && gpsphc_test_passing(_metadata); i++)
 		detach_cycle(_metadata, &self->c, variant->unplug, false);
 	sb = slab_kb();
 	k4b = slab_cache_bytes("kmalloc-4k");
@@ -1825,7 +1825,7 @@ TEST_F_TIMEOUT(detach, phc2sys_source_goes_away, 40)
 	char s[32], d[32], out[16384];
 	char *argv[] = { "phc2sys", "-s", s, "-c", d, "-O", "0", "-m", "-q", "-R", "4",
 			 NULL };
-	struct bg_prog bg;
+	struct bg_prog bg = { 0 };
 	int status = 0;
 
 	rx_attach(_metadata, c, 0, 2);

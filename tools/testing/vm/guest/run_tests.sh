@@ -11,14 +11,18 @@
 # run.env, there when build.sh had GPSPHC_TEST_ENV: VAR=value words (split
 # at blanks, no quoting) put in each program's environment, e.g.
 # GPSPHC_STRESS_ONLY=stress.ptp to run only those cases of stress_test.
+# run.args, there when build.sh had GPSPHC_TEST_ARGS: words (split at
+# blanks) given to each program, e.g. the kselftest harness's
+# "-t settings_range_checked" or "-f lock -v label_each".
 cd /tests || exit 1
 set -f
 env=$(cat run.env 2>/dev/null)
+args=$(cat run.args 2>/dev/null)
 for t in $(cat run.list); do
-	echo "# ---- $t${env:+ with $env}"
+	echo "# ---- $t${args:+ $args}${env:+ with $env}"
 	out=/tmp/$t.out
 	t0=$(cut -d. -f1 /proc/uptime)
-	timeout 300 env $env ./"$t" >"$out" 2>&1
+	timeout 300 env $env ./"$t" $args >"$out" 2>&1
 	rc=$?
 	cat "$out"
 	echo "# ---- $t took $(($(cut -d. -f1 /proc/uptime) - t0)) s"
