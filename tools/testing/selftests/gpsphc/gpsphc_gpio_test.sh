@@ -4,19 +4,23 @@
 # PPS from a GPIO line (issue 26), the Raspberry Pi wiring: the NMEA on a
 # UART with no DCD (a ttyGPSSIM port, its pulse generator off, carrying
 # an RMC after each pulse as receiver.sh sends it) and the PPS on a GPIO
-# line that gpsphc requests itself (pps_gpio). gpsphc_gpioemu is the GPIO
+# line that gpsphc requests itself (gpsphcd --pps-gpio, sysfs pps_gpio).
+# gpsphc_gpioemu is the GPIO
 # controller: a gpio_chip "gpsphc-gpioemu" with gpiolib's irqchip, line 0
 # ("GPIO18") driven by an hrtimer pulse generator in hard interrupt
 # context, so the line, its interrupt and the request are the kernel's
-# own GPIO and IRQ code. Checked: the errors of a bad name (ENODEV,
+# own GPIO and IRQ code. Checked: gpsphcd --pps-gpio gpsphc-gpioemu:0
+# sets the line; every GPIO edge is a PPS edge and no DCD edge is while
+# the line is set; /dev/ppsN's assert events once a second, EXTTS events;
+# the servo locks; kill -9 of gpsphcd (the tty in the fd store) and the
+# pulses stopping: holdover with the clock running; a gpsphcd restarted
+# with --pps-gpio GPIO18 (the line name) takes the device over and moves
+# it to that line; one with a line that does not exist exits with the
+# kernel's message; through sysfs, the errors of a bad name (ENODEV,
 # ENOENT), bad syntax (EINVAL) and a line another driver holds (EBUSY,
-# through the legacy sysfs export); every GPIO edge is a PPS edge and no
-# DCD edge is while the line is set; /dev/ppsN's assert events once a
-# second, EXTTS events; the servo locks; kill -9 of gpsphcd (the tty in
-# the fd store) and the pulses stopping: holdover with the clock running;
-# the line by name and by device name (gpiochipN); rmmod of the
-# controller refused while the line is held; back to "none" restores
-# DCD; detach while pulses arrive releases the line. In the style of
+# through the legacy sysfs export), the line by device name (gpiochipN);
+# rmmod of the controller refused while the line is held; back to "none"
+# restores DCD; detach while pulses arrive releases the line. In the style of
 # selftests/ptp/phc.sh.
 dir=$(dirname "$0")
 . "$dir/receiver.sh"
@@ -73,13 +77,14 @@ pulses_through() {
 	e=$(($(stat_of pps_edges) - e0)) g=$(($(cat "$EMU/edges") - g0))
 }
 
-# stored_gpsphcd ERR: gpsphcd given this shell's fd 9 as systemd gives a
-# stored fd, so that kill -9 leaves the device attached.
+# stored_gpsphcd ERR LINE: gpsphcd --pps-gpio LINE given this shell's fd
+# 9 as systemd gives a stored fd, so that kill -9 leaves the device
+# attached.
 stored_gpsphcd() {
 	sh -c 'exec 3<&9 9<&-
 		LISTEN_PID=$$ LISTEN_FDS=1 LISTEN_FDNAMES=tty exec gpsphcd \
-			--baud 9600 --state "$1" "$2"' \
-		sh "$work/state" "$tty" >/dev/null 2>"$1" &
+			--baud 9600 --pps-gpio "$3" --state "$1" "$2"' \
+		sh "$work/state" "$tty" "$2" >/dev/null 2>"$1" &
 	daemon=$!
 }
 
@@ -102,35 +107,12 @@ phc_s() { phc_ctl "$1" get 2>&1 | sed -n 's/.*clock time is \([0-9]*\)\..*/\1/p'
 tap_plan 24
 sim_off
 exec 9<>"$tty"
-stored_gpsphcd "$work/err1"
+stored_gpsphcd "$work/err1" gpsphc-gpioemu:0
 until_s 10 dev_attached
 dev=$(gpsphc_dev)
 [ -n "$dev" ] || dev=/nonexistent
-check "attached_with_pps_gpio_none" test "$(cat "$dev/pps_gpio" 2>/dev/null)" = none
-
-check "no_such_chip_enodev" refused nosuchchip:0 "No such device"
-check "no_such_offset_enoent" refused gpsphc-gpioemu:4 "No such file or directory"
-check "no_such_line_name_enoent" refused NOSUCHLINE "No such file or directory"
-bad_syntax() {
-	refused gpsphc-gpioemu:x "Invalid argument" &&
-		refused :0 "Invalid argument" &&
-		refused "GPIO 18" "Invalid argument"
-}
-check "bad_syntax_einval" bad_syntax
-base=$(grep -lx gpsphc-gpioemu /sys/class/gpio/gpiochip*/label 2>/dev/null | head -n 1 |
-	xargs -r dirname | xargs -r -I{} cat {}/base)
-if [ -n "$base" ] && echo "$base" >/sys/class/gpio/export 2>/dev/null; then
-	exported=$base
-	check "line_held_elsewhere_ebusy" refused gpsphc-gpioemu:0 "Device or resource busy"
-	echo "$base" >/sys/class/gpio/unexport
-	exported=
-else
-	tap_n=$((tap_n + 1))
-	echo "ok $tap_n line_held_elsewhere_ebusy # SKIP no GPIO sysfs export"
-fi
-
-set_gpio gpsphc-gpioemu:0
-check "set_by_chip_label" test "$(cat "$dev/pps_gpio")" = gpsphc-gpioemu:0
+until_s 5 grep -qx gpsphc-gpioemu:0 "$dev/pps_gpio"
+check "gpsphcd_pps_gpio_by_chip_label" grep -qx gpsphc-gpioemu:0 "$dev/pps_gpio"
 e0=$(stat_of pps_edges)
 echo 1 >"$SIM_CTL/dcd"
 echo 0 >"$SIM_CTL/dcd"
@@ -181,10 +163,51 @@ t1=$(phc_s "/dev/$ptp")
 echo "# /dev/$ptp: $t0 -> $t1 in 2 s"
 check "clock_runs_in_holdover" test "${t1:-0}" -ge $((${t0:-0} + 1)) -a "${t1:-0}" -le $((${t0:-0} + 3)) -a -n "$t0"
 
-set_gpio GPIO18
-check "set_by_line_name" test "$(cat "$dev/pps_gpio")" = GPIO18
+# A new gpsphcd takes the device over from the store, on the line's name.
+stored_gpsphcd "$work/err2" GPIO18
+until_s 10 grep -qx GPIO18 "$dev/pps_gpio"
+check "restarted_gpsphcd_moves_to_the_line_name" grep -qx GPIO18 "$dev/pps_gpio"
 pulses_through 2.5
 check "line_name_every_edge" test "$e" -eq "$g" -a "$g" -gt 0
+kill -9 "$daemon"
+wait "$daemon" 2>/dev/null
+daemon=
+# A line that does not exist: gpsphcd exits with the kernel's message and
+# detaches, as after any setting the kernel refuses.
+stored_gpsphcd "$work/err3" nosuchchip:0
+wait "$daemon"
+rc=$?
+daemon=
+sed 's/^/# err3: /' "$work/err3" | tail -n 2
+check "gpsphcd_refused_missing_chip_exits_and_detaches" sh -c "[ $rc -ne 0 ] && grep -q 'pps-gpio: no gpiochip has that label or device name' '$work/err3' && [ ! -e '$dev' ]"
+
+# Through sysfs, on a device attached on DCD.
+stored_gpsphcd "$work/err4" none
+until_s 10 dev_attached
+dev=$(gpsphc_dev)
+[ -n "$dev" ] || dev=/nonexistent
+
+check "no_such_chip_enodev" refused nosuchchip:0 "No such device"
+check "no_such_offset_enoent" refused gpsphc-gpioemu:4 "No such file or directory"
+check "no_such_line_name_enoent" refused NOSUCHLINE "No such file or directory"
+bad_syntax() {
+	refused gpsphc-gpioemu:x "Invalid argument" &&
+		refused :0 "Invalid argument" &&
+		refused "GPIO 18" "Invalid argument"
+}
+check "bad_syntax_einval" bad_syntax
+base=$(grep -lx gpsphc-gpioemu /sys/class/gpio/gpiochip*/label 2>/dev/null | head -n 1 |
+	xargs -r dirname | xargs -r -I{} cat {}/base)
+if [ -n "$base" ] && echo "$base" >/sys/class/gpio/export 2>/dev/null; then
+	exported=$base
+	check "line_held_elsewhere_ebusy" refused gpsphc-gpioemu:0 "Device or resource busy"
+	echo "$base" >/sys/class/gpio/unexport
+	exported=
+else
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n line_held_elsewhere_ebusy # SKIP no GPIO sysfs export"
+fi
+
 chipdev=$(ls -d /sys/bus/platform/devices/gpsphc_gpioemu/gpiochip* 2>/dev/null | head -n 1)
 chipdev=${chipdev##*/}
 set_gpio "$chipdev:0"
@@ -202,6 +225,9 @@ sleep 0.2
 check "none_restores_dcd_and_drops_gpio" test "$e" -eq 0 -a "$(($(stat_of pps_edges) - e0))" -eq 2
 
 # Detach while pulses arrive: the interrupt is freed, the line released.
+# gpsphcd leaves on SIGTERM; closing the store's copy detaches.
+reap "$daemon"
+daemon=
 set_gpio gpsphc-gpioemu:0
 echo 1 >"$EMU/enable"
 sleep 2.2
@@ -220,5 +246,5 @@ else
 	echo "ok $tap_n rmmod_controller_after_detach # SKIP loaded by someone else"
 fi
 
-[ "$fails" -eq 0 ] || sed 's/^/# err1: /' "$work/err1" | tail -n 20
+[ "$fails" -eq 0 ] || tail -n 20 "$work/err1" "$work/err2" "$work/err4" 2>/dev/null | sed 's/^/# /'
 exit $((fails > 0))
