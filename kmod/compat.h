@@ -87,4 +87,94 @@ typedef struct genl_ops gpsphc_genl_op_t;
  * An upstream 6.1 .. 6.6 would need spin_lock_irq(&uport->lock) instead.
  */
 
+/*
+ * A GPIO line by its chip and offset, as a global GPIO number for
+ * gpio_request() (gpio.c): gpiolib exports no request by descriptor
+ * (gpiod_request() is its own) on either kernel, and the chip is found
+ * differently. v6.7 ("gpiolib: provide gpio_device_find()") replaced
+ * gpiochip_find() with gpio_device_find(), which returns a reference to
+ * the gpio_device, and gpio_device_to_device() names it; no symbol tells
+ * them apart, hence the version. On 6.1, struct gpio_device is gpiolib's
+ * own: its device ("gpiochipN") is found as the child of the chip's
+ * parent with the chip's fwnode, which names one chip unless a driver
+ * registers several on one fwnode (-ENOTUNIQ then: use the label).
+ * A label wins over a device name. gpsphc_gpiochip_line() returns the
+ * number, or -ENODEV (no such chip), -ENOENT (no such offset),
+ * -ENOTUNIQ.
+ */
+#if IS_ENABLED(CONFIG_GPIOLIB)
+#include <linux/device.h>
+#include <linux/gpio/driver.h>
+#include <linux/string.h>
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+static inline int gpsphc_gpiochip_match(struct gpio_chip *gc, const void *name)
+{
+	return !strcmp(dev_name(gpio_device_to_device(gc->gpiodev)), name);
+}
+
+static inline int gpsphc_gpiochip_line(const char *chip, unsigned int offset)
+{
+	struct gpio_device *gdev;
+	struct gpio_chip *gc;
+	int ret = -ENODEV;
+
+	gdev = gpio_device_find_by_label(chip);
+	if (!gdev)
+		gdev = gpio_device_find(chip, gpsphc_gpiochip_match);
+	if (!gdev)
+		return -ENODEV;
+	/* NULL once the chip's driver removed it. */
+	gc = gpio_device_get_chip(gdev);
+	if (gc)
+		ret = offset < gc->ngpio ?
+		      gpio_device_get_base(gdev) + (int)offset : -ENOENT;
+	gpio_device_put(gdev);
+	return ret;
+}
+#else
+struct gpsphc_gpiochip_find {
+	const char *name;
+	unsigned int offset;
+	int gpio;
+	int named;
+};
+
+/* Called under gpiolib's spinlock: the chip cannot go meanwhile. */
+static inline int gpsphc_gpiochip_match(struct gpio_chip *gc, void *data)
+{
+	struct gpsphc_gpiochip_find *f = data;
+	int gpio = f->offset < gc->ngpio ? gc->base + (int)f->offset : -ENOENT;
+	struct device *dev;
+	bool hit;
+
+	if (!strcmp(gc->label, f->name)) {
+		f->gpio = gpio;
+		return 1;
+	}
+	if (!gc->parent || strncmp(f->name, "gpiochip", 8))
+		return 0;
+	dev = device_find_child_by_name(gc->parent, f->name);
+	if (!dev)
+		return 0;
+	hit = dev_fwnode(dev) == (gc->fwnode ?: dev_fwnode(gc->parent));
+	put_device(dev);
+	if (hit && !f->named++)
+		f->gpio = gpio;
+	return 0;
+}
+
+static inline int gpsphc_gpiochip_line(const char *chip, unsigned int offset)
+{
+	struct gpsphc_gpiochip_find f = { .name = chip, .offset = offset };
+
+	if (gpiochip_find(&f, gpsphc_gpiochip_match))
+		return f.gpio;
+	if (f.named > 1)
+		return -ENOTUNIQ;
+	return f.named ? f.gpio : -ENODEV;
+}
+#endif
+#endif /* CONFIG_GPIOLIB */
+
 #endif /* _GPSPHC_COMPAT_H */

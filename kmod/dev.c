@@ -23,6 +23,7 @@
 #include "dev.h"
 #include "dpll.h"
 #include "events.h"
+#include "gpio.h"
 #include "phc.h"
 #include "pps.h"
 #include "ptp.h"
@@ -213,6 +214,7 @@ struct gpsphc_dev *gpsphc_dev_attach(struct tty_struct *tty)
 	INIT_LIST_HEAD(&gdev->node);
 	gdev->edge = GPSPHC_EDGE_RISING;
 	gpsphc_events_init(gdev, &gpsphc_clock_input);
+	gpsphc_gpio_init(gdev);
 	gpsphc_rx_init(gdev);
 	gpsphc_phc_init(gdev);
 	ret = gpsphc_servo_glue_init(gdev);
@@ -260,6 +262,8 @@ struct gpsphc_dev *gpsphc_dev_attach(struct tty_struct *tty)
 	if (ret)
 		goto out_unregister_ptp;
 
+	/* Everything a GPIO line's edges feed exists now. */
+	gpsphc_gpio_start(gdev);
 	dev_set_uevent_suppress(&gdev->dev, false);
 	kobject_uevent(&gdev->dev.kobj, KOBJ_ADD);
 
@@ -319,6 +323,8 @@ void gpsphc_dev_detach(struct tty_struct *tty)
 	gpsphc_devs_generation++;
 	mutex_unlock(&gpsphc_devs_mutex);
 
+	/* No GPIO edge reaches the capture after this. */
+	gpsphc_gpio_stop(gdev);
 	gpsphc_dev_kill(gdev);
 	/* Its notifications stopped with the queue; waits for its ops. */
 	gpsphc_dpll_unregister(gdev);

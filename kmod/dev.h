@@ -27,6 +27,11 @@
  *   stops the worker and turns open /dev/ptpN files into zombies (their
  *   calls fail with ENODEV and never reach our ops again).
  * - the PPS source: pps_unregister_source() before the structure goes.
+ * - a GPIO line's interrupt (gpio.c), which feeds the same capture as
+ *   DCD: gpsphc_gpio_stop() frees the interrupt (waiting for its handler
+ *   and thread) and releases the line first thing in detach, before the
+ *   queue, the clock and the PPS source go; no line can be set before
+ *   gpsphc_gpio_start(), the end of attach, or after the stop.
  * - the DPLL device and its pin (dpll.c, where the kernel has the DPLL
  *   core): their ops run under the DPLL core's dpll_lock and reach the
  *   device through their priv pointer; dpll_device_unregister() and
@@ -69,14 +74,15 @@
  *
  * Attach initialises every field those can reach before device_add()
  * publishes the sysfs files, and holds back the "add" uevent until the
- * PTP clock, PPS source and DPLL device exist; the DPLL device is
- * registered after the PTP clock, whose index is its clock_id. Detach, in
- * this order: leave the tty lookup list; set @detached (netlink);
- * gpsphc_dev_kill() (sysfs stores fail, notifications stop, their work is
- * cancelled); unregister the DPLL device (waiting for its ops); unregister
- * the PTP clock, then the PPS source; device_del() (sysfs, waiting for
- * stores);
- * free the id (and with it the name gpsphc<id>, now gone from sysfs);
+ * PTP clock, PPS source and DPLL device exist; pps_gpio accepts a line
+ * only then. The DPLL device is registered after the PTP clock, whose
+ * index is its clock_id. Detach, in this order: leave the tty lookup
+ * list; set @detached (netlink); free the GPIO line's interrupt and
+ * release the line; gpsphc_dev_kill() (sysfs stores fail, notifications
+ * stop, their work is cancelled); unregister the DPLL device (waiting for
+ * its ops); unregister the PTP clock, then the PPS source; device_del()
+ * (sysfs, waiting for stores); free the id (and with it the name
+ * gpsphc<id>, now gone from sysfs);
  * drop the reference.
  */
 #ifndef _GPSPHC_DEV_H
@@ -97,6 +103,7 @@
 
 struct dpll_device;
 struct dpll_pin;
+struct gpsphc_gpio;
 struct pps_device;
 struct tty_struct;
 
@@ -123,6 +130,12 @@ struct tty_struct;
  *		cmpxchg, and the label path reads it (READ_ONCE) to tell a
  *		clear edge's seq from one not captured yet
  * @pps_edges:	edges seen, both kinds
+ * @gpio_lock:	protects @gpio_open and @pps_gpio, and the line and
+ *		interrupt @pps_gpio holds (gpio.c); process context only
+ * @gpio_open:	a line may be set: from attach's end to detach's start
+ * @pps_gpio:	the GPIO line the PPS comes from, or NULL for DCD; written
+ *		under @gpio_lock (WRITE_ONCE), read by the DCD callback
+ *		(READ_ONCE), which drops its edges while it is set
  * @events:	the device's notifications (events.c)
  * @framer:	sentence framer; used only by the receive path, which the
  *		tty layer runs one at a time per tty
@@ -187,6 +200,10 @@ struct gpsphc_dev {
 	enum gpsphc_edge edge;
 	u32 pps_seq;
 	atomic64_t pps_edges;
+
+	struct mutex gpio_lock;	/* the GPIO line and its interrupt */
+	bool gpio_open;
+	struct gpsphc_gpio *pps_gpio;
 
 	struct gpsphc_events events;
 

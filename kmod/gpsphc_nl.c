@@ -39,7 +39,7 @@ const struct nla_policy gpsphc_dev_get_nl_policy[GPSPHC_A_DEV_TTY + 1] = {
 };
 
 /* GPSPHC_CMD_DEV_SET - do */
-const struct nla_policy gpsphc_dev_set_nl_policy[GPSPHC_A_DEV_CLOCK_SERVO + 1] = {
+const struct nla_policy gpsphc_dev_set_nl_policy[GPSPHC_A_DEV_PPS_GPIO + 1] = {
 	[GPSPHC_A_DEV_ID] = { .type = NLA_U32, },
 	[GPSPHC_A_DEV_EDGE] = NLA_POLICY_RANGE(NLA_U32, 1, 2),
 	[GPSPHC_A_DEV_SCALE] = NLA_POLICY_RANGE(NLA_U32, 1, 2),
@@ -48,6 +48,7 @@ const struct nla_policy gpsphc_dev_set_nl_policy[GPSPHC_A_DEV_CLOCK_SERVO + 1] =
 	[GPSPHC_A_DEV_RX_LATENCY_NS] = NLA_POLICY_FULL_RANGE(NLA_U64, &gpsphc_a_dev_rx_latency_ns_range),
 	[GPSPHC_A_DEV_SERVO_OFF] = NLA_POLICY_MAX(NLA_U8, 1),
 	[GPSPHC_A_DEV_CLOCK_SERVO] = NLA_POLICY_RANGE(NLA_U32, 1, 2),
+	[GPSPHC_A_DEV_PPS_GPIO] = { .type = NLA_NUL_STRING, .len = 63, },
 };
 
 /* GPSPHC_CMD_TIME_SET - do */
@@ -69,7 +70,7 @@ const struct genl_ops gpsphc_nl_ops[3] = {
 		.cmd		= GPSPHC_CMD_DEV_SET,
 		.doit		= gpsphc_nl_dev_set_doit,
 		.policy		= gpsphc_dev_set_nl_policy,
-		.maxattr	= GPSPHC_A_DEV_CLOCK_SERVO,
+		.maxattr	= GPSPHC_A_DEV_PPS_GPIO,
 		.flags		= GENL_ADMIN_PERM,
 	},
 	{

@@ -16,7 +16,7 @@ extern const struct nla_policy gpsphc_time_nl_policy[GPSPHC_A_TIME_CONFIRMED + 1
 
 extern const struct nla_policy gpsphc_dev_get_nl_policy[GPSPHC_A_DEV_TTY + 1];
 
-extern const struct nla_policy gpsphc_dev_set_nl_policy[GPSPHC_A_DEV_CLOCK_SERVO + 1];
+extern const struct nla_policy gpsphc_dev_set_nl_policy[GPSPHC_A_DEV_PPS_GPIO + 1];
 
 extern const struct nla_policy gpsphc_time_set_nl_policy[GPSPHC_A_DEV_TIME + 1];
 

@@ -20,6 +20,7 @@
 #include <linux/workqueue.h>
 
 #include "dev.h"
+#include "gpio.h"
 #include "netlink.h"
 #include "pps.h"
 #include "rx.h"
@@ -177,6 +178,9 @@ static void gpsphc_ldisc_dcd_change(struct tty_struct *tty, bool active)
 	 * convoluted enough that a miss must not crash.
 	 */
 	if (WARN_ON_ONCE(!gdev))
+		return;
+	/* A GPIO line's edges stand in for DCD's (pps_gpio). */
+	if (gpsphc_gpio_in_use(gdev))
 		return;
 	gpsphc_pps_capture(gdev, &snap, active);
 }

@@ -14,6 +14,7 @@
 #include "dev.h"
 #include "events.h"
 #include "framer.h"
+#include "gpio.h"
 #include "gpsphc_nl.h"
 #include "netlink.h"
 #include "pps.h"
@@ -111,10 +112,12 @@ static int gpsphc_put_servo(struct sk_buff *skb, struct gpsphc_dev *gdev)
 static int gpsphc_fill_dev(struct sk_buff *skb, struct gpsphc_dev *gdev)
 {
 	u64 stats[GPSPHC_A_STATS_MAX + 1];
+	char pps_gpio[GPSPHC_GPIO_SPEC_LEN];
 	struct gpsphc_clock_settings set;
 
 	gpsphc_dev_stats(gdev, stats);
 	gpsphc_servo_glue_settings(gdev, &set);
+	gpsphc_gpio_get(gdev, pps_gpio, sizeof(pps_gpio));
 	if (nla_put_u32(skb, GPSPHC_A_DEV_ID, gdev->id) ||
 	    nla_put_string(skb, GPSPHC_A_DEV_TTY, gdev->tty_name) ||
 	    nla_put_u32(skb, GPSPHC_A_DEV_PPS_INDEX, gdev->pps_id) ||
@@ -128,6 +131,7 @@ static int gpsphc_fill_dev(struct sk_buff *skb, struct gpsphc_dev *gdev)
 			      set.rx_latency_ns, GPSPHC_A_DEV_PAD) ||
 	    nla_put_u8(skb, GPSPHC_A_DEV_SERVO_OFF, set.servo_off) ||
 	    nla_put_u32(skb, GPSPHC_A_DEV_CLOCK_SERVO, set.clock_servo) ||
+	    nla_put_string(skb, GPSPHC_A_DEV_PPS_GPIO, pps_gpio) ||
 	    gpsphc_put_servo(skb, gdev))
 		return -EMSGSIZE;
 	return gpsphc_put_values(skb, GPSPHC_A_DEV_STATS, stats,
@@ -316,12 +320,59 @@ int gpsphc_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	return ret ?: skb->len;
 }
 
+/* Why a pps-gpio was refused, for the extack: gpsphc_gpio_set()'s errors. */
+static void gpsphc_pps_gpio_err(struct netlink_ext_ack *extack,
+				const struct nlattr *attr, int err)
+{
+	switch (err) {
+	case -ENODEV:
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "pps-gpio: no gpiochip has that label or device name");
+		break;
+	case -ENOENT:
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "pps-gpio: no such line (offset or line name)");
+		break;
+	case -EBUSY:
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "pps-gpio: the line is busy: another driver holds it");
+		break;
+	case -EINVAL:
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "pps-gpio: CHIP:OFFSET, a line name or none");
+		break;
+	case -ENOTUNIQ:
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "pps-gpio: device name fits several chips: use the label");
+		break;
+	case -EOPNOTSUPP:
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "pps-gpio: a controller that sleeps, or no gpiolib");
+		break;
+	default:
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "pps-gpio: the line or its interrupt cannot be had");
+		break;
+	}
+}
+
 int gpsphc_nl_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct gpsphc_dev *gdev = gpsphc_nl_dev(info);
 	struct nlattr **attrs = info->attrs;
 	struct gpsphc_clock_settings set = {};
 	unsigned int attr;
+	int ret;
+
+	/* The one setting that can fail after the policy: first, alone. */
+	if (attrs[GPSPHC_A_DEV_PPS_GPIO]) {
+		ret = gpsphc_gpio_set(gdev, nla_data(attrs[GPSPHC_A_DEV_PPS_GPIO]));
+		if (ret) {
+			gpsphc_pps_gpio_err(info->extack,
+					    attrs[GPSPHC_A_DEV_PPS_GPIO], ret);
+			return ret;
+		}
+	}
 
 	/* Ranges: the dev-set policy, generated from the spec. */
 	for (attr = 1; attr < ARRAY_SIZE(gpsphc_dev_set_nl_policy); attr++)

@@ -13,6 +13,7 @@
 
 #include "clock_fields.h"
 #include "dev.h"
+#include "gpio.h"
 #include "pps.h"
 #include "servo_glue.h"
 #include "stats.h"
@@ -232,6 +233,28 @@ static GPSPHC_SETTING_ATTR(servo, GPSPHC_A_DEV_SERVO_OFF, gpsphc_servo_names,
 static GPSPHC_SETTING_ATTR(clock_servo, GPSPHC_A_DEV_CLOCK_SERVO,
 			   gpsphc_clock_servo_names, 1, GPSPHC_CLOCK_SERVO_MAX);
 
+static ssize_t pps_gpio_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	char spec[GPSPHC_GPIO_SPEC_LEN];
+
+	gpsphc_gpio_get(to_gpsphc_dev(dev), spec, sizeof(spec));
+	return sysfs_emit(buf, "%s\n", spec);
+}
+
+/* Where the PPS comes from changes what the clock reads: CAP_SYS_TIME. */
+static ssize_t pps_gpio_store(struct device *dev, struct device_attribute *attr,
+			      const char *buf, size_t count)
+{
+	int ret;
+
+	if (!capable(CAP_SYS_TIME))
+		return -EPERM;
+	ret = gpsphc_gpio_set(to_gpsphc_dev(dev), buf);
+	return ret ?: count;
+}
+static DEVICE_ATTR_RW(pps_gpio);
+
 /*
  * A file that shows one value of an array its show function reads:
  * the servo's status, the counters in statistics/.
@@ -301,6 +324,7 @@ static struct attribute *gpsphc_dev_attrs[] = {
 	&dev_attr_pps_device.attr,
 	&dev_attr_edge.attr.attr,
 	&dev_attr_available_edges.attr,
+	&dev_attr_pps_gpio.attr,
 	&dev_attr_ptp_device.attr,
 	&dev_attr_scale.attr.attr,
 	&dev_attr_available_scales.attr,

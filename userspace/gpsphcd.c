@@ -59,6 +59,8 @@ static void usage(FILE *f)
 		"                           options given here override the file's\n"
 		"  --baud N                 line speed (default: leave as set)\n"
 		"  --edge rising|falling    on-time PPS edge (default: leave as set)\n"
+		"  --pps-gpio LINE          PPS from a GPIO line, not DCD: CHIP:OFFSET, a line\n"
+		"                           name (GPIO18) or none (default: leave as set)\n"
 		"  --servo on|off           off: the kernel leaves the clock to ts2phc/ptp4l\n"
 		"                           and no labels are sent (default: leave as set)\n"
 		"  --clock-servo bank|pi    the kernel servo's estimator (default: leave as set)\n"
@@ -219,6 +221,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "margin", required_argument, NULL, O_CONF + CONF_MARGIN },
 		{ "baud", required_argument, NULL, O_CONF + CONF_BAUD },
 		{ "edge", required_argument, NULL, O_CONF + CONF_EDGE },
+		{ "pps-gpio", required_argument, NULL, O_CONF + CONF_PPS_GPIO },
 		{ "servo", required_argument, NULL, O_CONF + CONF_SERVO },
 		{ "clock-servo", required_argument, NULL, O_CONF + CONF_CLOCK_SERVO },
 		{ "scale", required_argument, NULL, O_CONF + CONF_SCALE },
@@ -312,6 +315,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	log_setup(prio);
 	/* Options about the device attached: live mode only. */
 	live_only = (cli.set & (1u << CONF_SERVO)) ? "servo on|off" :
+		    (cli.set & (1u << CONF_PPS_GPIO)) ? "pps-gpio LINE" :
 		    (cli.set & (1u << CONF_NMEA_PTY)) ? "nmea-pty PATH" :
 		    (cli.set & (1u << CONF_METRICS)) ? "metrics PATH" :
 		    o->ptp4l_socket ? "ptp4l-socket PATH" : NULL;

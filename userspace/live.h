@@ -17,8 +17,8 @@ struct live_opts {
 	const char *device;	/* e.g. /dev/ttyS0 */
 	/*
 	 * Settings applied at attach, each only if given (conf.set): baud
-	 * to the tty; edge, servo, clock_servo, scale, step_ns, confirm_n
-	 * and rx_latency_ns to the device in one dev-set.
+	 * to the tty; edge, pps_gpio, servo, clock_servo, scale, step_ns,
+	 * confirm_n and rx_latency_ns to the device in one dev-set.
 	 */
 	struct conf conf;
 	int ldisc;		/* the module's line discipline number */

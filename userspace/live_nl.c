@@ -23,10 +23,10 @@
 #define LIVE_RCVBUF	(1 << 20)
 
 /* The keys that go to the kernel in dev-set. */
-#define LIVE_DEV_SET_KEYS ((1u << CONF_EDGE) | (1u << CONF_SERVO) | \
-			   (1u << CONF_CLOCK_SERVO) | (1u << CONF_SCALE) | \
-			   (1u << CONF_STEP_NS) | (1u << CONF_CONFIRM_N) | \
-			   (1u << CONF_RX_LATENCY_NS))
+#define LIVE_DEV_SET_KEYS ((1u << CONF_EDGE) | (1u << CONF_PPS_GPIO) | \
+			   (1u << CONF_SERVO) | (1u << CONF_CLOCK_SERVO) | \
+			   (1u << CONF_SCALE) | (1u << CONF_STEP_NS) | \
+			   (1u << CONF_CONFIRM_N) | (1u << CONF_RX_LATENCY_NS))
 
 /* Keep the kernel's extended-ack message of an error reply. */
 static int live_err_cb(struct sockaddr_nl *nla, struct nlmsgerr *err, void *arg)
@@ -179,7 +179,9 @@ int live_nl_dev_set_put(struct nl_msg *msg, uint32_t dev_id,
 	    (has(CONF_SERVO) &&
 	     nla_put_u8(msg, GPSPHC_A_DEV_SERVO_OFF, off)) ||
 	    (has(CONF_CLOCK_SERVO) &&
-	     nla_put_u32(msg, GPSPHC_A_DEV_CLOCK_SERVO, c->clock_servo)))
+	     nla_put_u32(msg, GPSPHC_A_DEV_CLOCK_SERVO, c->clock_servo)) ||
+	    (has(CONF_PPS_GPIO) &&
+	     nla_put_string(msg, GPSPHC_A_DEV_PPS_GPIO, c->pps_gpio)))
 		return -NLE_NOMEM;
 	return 1;
 #undef has
@@ -187,7 +189,7 @@ int live_nl_dev_set_put(struct nl_msg *msg, uint32_t dev_id,
 
 int live_nl_dev_set(struct live_nl *nl, uint32_t dev_id, const struct conf *c)
 {
-	static const char what[] = "applying the settings (edge, servo, clock_servo, scale, step_ns, confirm_n, rx_latency_ns)";
+	static const char what[] = "applying the settings (edge, pps_gpio, servo, clock_servo, scale, step_ns, confirm_n, rx_latency_ns)";
 	struct nl_msg *msg = live_nl_msg(nl, GPSPHC_CMD_DEV_SET);
 	int ret = msg ? live_nl_dev_set_put(msg, dev_id, c) : -NLE_NOMEM;
 

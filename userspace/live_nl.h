@@ -63,8 +63,8 @@ int live_nl_dev_get(struct live_nl *nl, const char *tty_name,
 		    nl_recvmsg_msg_cb_t cb, void *arg, int quiet);
 
 /*
- * The settings of @c that go to the kernel (edge, servo, clock_servo,
- * scale, step_ns, confirm_n, rx_latency_ns: those given) to device
+ * The settings of @c that go to the kernel (edge, pps_gpio, servo,
+ * clock_servo, scale, step_ns, confirm_n, rx_latency_ns: those given) to device
  * @dev_id in one dev-set, which the kernel applies all or none: 1 when
  * applied, 0 when @c gives none of them (nothing sent), -1 after saying
  * why not.

@@ -5,6 +5,7 @@
  *   {"devices": [{"id": 0, "tty": "ttyS0", "pps": "pps0", "ptp": "ptp0",
  *     "edge": "rising", "scale": "tai", "step_ns": N, "confirm_n": N,
  *     "rx_latency_ns": N, "servo_off": false, "clock_servo": "bank",
+ *     "pps_gpio": "none",
  *     "servo": {"state": "locked", "offset_ns": N, "rms_ns": N,
  *               "freq_ppb": N, "tai_utc": N, "leap": "none",
  *               "leap_utc": N, "holdover_s": N, "coarse": false,
@@ -18,7 +19,9 @@
  * ptp4l steers the clock, false when the module does not report it); the
  * servo's "state" is then "off". "clock_servo" is the servo's estimator
  * (GPSPHC_A_DEV_CLOCK_SERVO: "bank" or "pi"; "unknown" from a module
- * without the setting). "off_phase_count" is not 0 while pulses
+ * without the setting). "pps_gpio" is where the PPS comes from
+ * (GPSPHC_A_DEV_PPS_GPIO: "none" for DCD, also from a module without the
+ * setting, or the GPIO line as set). "off_phase_count" is not 0 while pulses
  * arrive steadily off the servo's phase, "off_phase_ns" late (see
  * status_off_phase()).
  *
@@ -75,6 +78,13 @@ static bool servo_off(struct nlattr *a)
 }
 
 #define NAME(e, a)	gp_enum_name(GP_ENUM_##e, u32_or0(a))
+
+/* The GPIO line the PPS comes from, or "none": DCD, or a module without it. */
+static const char *pps_gpio(struct nlattr *a)
+{
+	return a && nla_len(a) > 1 && memchr(nla_data(a), '\0', (size_t)nla_len(a)) ?
+	       nla_data(a) : "none";
+}
 
 /* The pulse the servo takes as its new phase (the kernel's SV_REPHASE_EDGES). */
 #define STATUS_REPHASE_EDGES	4
@@ -272,9 +282,10 @@ static int status_dev_cb(struct nl_msg *msg, void *arg)
 		PUT_U64(j, "rx_latency_ns", u64_or0(tb[GPSPHC_A_DEV_RX_LATENCY_NS]));
 		PUT_BOOL(j, "servo_off", servo_off(tb[GPSPHC_A_DEV_SERVO_OFF]));
 		PUT_STR(j, "clock_servo", NAME(CLOCK_SERVO, tb[GPSPHC_A_DEV_CLOCK_SERVO]));
+		PUT_STR(j, "pps_gpio", pps_gpio(tb[GPSPHC_A_DEV_PPS_GPIO]));
 	} else {
 		fprintf(c->out, "gpsphc%" PRIu32 " on %s: /dev/ptp%" PRIu32 ", /dev/pps%" PRIu32
-			", on-time edge %s, clock in %s, %s, clock_servo %s\n",
+			", on-time edge %s, clock in %s, %s, clock_servo %s, pps_gpio %s\n",
 			nla_get_u32(tb[GPSPHC_A_DEV_ID]), tty,
 			u32_or0(tb[GPSPHC_A_DEV_PTP_INDEX]), u32_or0(tb[GPSPHC_A_DEV_PPS_INDEX]),
 			NAME(EDGE, tb[GPSPHC_A_DEV_EDGE]),
@@ -282,7 +293,8 @@ static int status_dev_cb(struct nl_msg *msg, void *arg)
 			servo_off(tb[GPSPHC_A_DEV_SERVO_OFF]) ?
 			"servo off (the clock is left to ts2phc or ptp4l)" :
 			"servo on",
-			NAME(CLOCK_SERVO, tb[GPSPHC_A_DEV_CLOCK_SERVO]));
+			NAME(CLOCK_SERVO, tb[GPSPHC_A_DEV_CLOCK_SERVO]),
+			pps_gpio(tb[GPSPHC_A_DEV_PPS_GPIO]));
 	}
 	status_servo(c, j, &sv);
 	status_stats_print(c, j, tb[GPSPHC_A_DEV_STATS]);

@@ -22,6 +22,7 @@ static const struct conf_key_info {
 } conf_keys[CONF_NKEYS] = {
 	[CONF_BAUD] = { "baud", CONF_FIELD(baud) },
 	[CONF_EDGE] = { "edge", CONF_FIELD(edge) },
+	[CONF_PPS_GPIO] = { "pps_gpio", CONF_FIELD(pps_gpio) },
 	[CONF_SERVO] = { "servo", CONF_FIELD(servo) },
 	[CONF_CLOCK_SERVO] = { "clock_servo", CONF_FIELD(clock_servo) },
 	[CONF_SCALE] = { "scale", CONF_FIELD(scale) },
@@ -71,6 +72,31 @@ static bool conf_ll(const char *s, long long lo, long long hi, long long *v)
 	return !errno && !*end && *v >= lo && *v <= hi;
 }
 
+/*
+ * A GPIO line as the kernel's pps_gpio takes it: "none", a line name, or
+ * "CHIP:OFFSET" with a decimal OFFSET; printable, no blanks, 1..63 bytes.
+ * Whether the line exists is the kernel's to say, at attach.
+ */
+static bool conf_pps_gpio_ok(const char *s)
+{
+	const char *colon = strrchr(s, ':');
+	size_t n = strlen(s), i;
+
+	if (!n || n >= CONF_PPS_GPIO_MAX)
+		return false;
+	for (i = 0; i < n; i++)
+		if (s[i] <= ' ' || s[i] > '~')
+			return false;
+	if (!colon)
+		return true;
+	if (colon == s || !colon[1] || strlen(colon + 1) > 5)
+		return false;
+	for (i = 1; colon[i]; i++)
+		if (colon[i] < '0' || colon[i] > '9')
+			return false;
+	return strtoul(colon + 1, NULL, 10) < 65535;
+}
+
 /* @s is one of @a or @b: 1 or 2; 0 if neither. */
 static unsigned int conf_word(const char *s, const char *a, const char *b)
 {
@@ -95,6 +121,13 @@ int conf_set(struct conf *c, enum conf_key k, const char *value,
 		if (!c->edge)
 			return gp_err_set(e, CONF_E_VALUE,
 					  "\"%s\" must be rising or falling", value);
+		break;
+	case CONF_PPS_GPIO:
+		if (!conf_pps_gpio_ok(value))
+			return gp_err_set(e, CONF_E_VALUE,
+					  "\"%s\" must be CHIP:OFFSET (a gpiochip's label or gpiochipN, and the line's number on it), a line name (e.g. GPIO18) or none, without blanks, at most %d bytes",
+					  value, CONF_PPS_GPIO_MAX - 1);
+		strcpy(c->pps_gpio, value);
 		break;
 	case CONF_SERVO:
 		c->servo = conf_word(value, "on", "off");
@@ -251,7 +284,7 @@ static int conf_line(struct conf *c, const char *s, size_t n,
 	k = conf_lookup(k0, kn);
 	if (k == CONF_NKEYS)
 		return gp_err_set(e, CONF_E_KEY,
-				  "line %lu: unknown key \"%.*s\": the keys are baud, edge, servo, clock_servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns, nmea_pty, trust_s, metrics, metrics_interval (see gpsphc.conf(5))",
+				  "line %lu: unknown key \"%.*s\": the keys are baud, edge, pps_gpio, servo, clock_servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns, nmea_pty, trust_s, metrics, metrics_interval (see gpsphc.conf(5))",
 				  line, (int)(kn > 40 ? 40 : kn), k0);
 	if (c->set & (1u << k))
 		return gp_err_set(e, CONF_E_TWICE,

@@ -24,6 +24,7 @@
 enum conf_key {
 	CONF_BAUD,		/* line speed: a standard rate, 1200..921600 */
 	CONF_EDGE,		/* on-time PPS edge: rising or falling */
+	CONF_PPS_GPIO,		/* PPS from a GPIO line: CHIP:OFFSET, a name, none */
 	CONF_SERVO,		/* on: the kernel servo steers; off: it does not */
 	CONF_CLOCK_SERVO,	/* the kernel servo's estimator: bank or pi */
 	CONF_SCALE,		/* the PTP clock's timescale: tai or utc */
@@ -43,6 +44,8 @@ enum conf_key {
 
 /* The longest value, and path (nmea_pty, metrics), with its terminating NUL. */
 #define CONF_VALUE_MAX	128
+/* The longest pps_gpio, with its NUL: the kernel's limit (63 bytes). */
+#define CONF_PPS_GPIO_MAX	64
 
 /* edge, clock_servo, scale: the uAPI's (linux/gpsphc.h) values; servo: */
 enum conf_servo { CONF_SERVO_ON = 1, CONF_SERVO_OFF };
@@ -51,6 +54,7 @@ struct conf {
 	unsigned int set;		/* 1 << enum conf_key, per key given */
 	unsigned int baud;
 	unsigned int edge;		/* enum gpsphc_edge */
+	char pps_gpio[CONF_PPS_GPIO_MAX];	/* as the kernel takes it */
 	unsigned int servo;		/* enum conf_servo */
 	unsigned int clock_servo;	/* enum gpsphc_clock_servo */
 	unsigned int scale;		/* enum gpsphc_scale */

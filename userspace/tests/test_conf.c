@@ -40,6 +40,8 @@ static int64_t conf_value(const struct conf *c, enum conf_key k)
 	switch (k) {
 	case CONF_BAUD:		return c->baud;
 	case CONF_EDGE:		return c->edge;
+	/* its length: the text is checked by file_values below */
+	case CONF_PPS_GPIO:	return (int64_t)strlen(c->pps_gpio);
 	case CONF_SERVO:	return c->servo;
 	case CONF_CLOCK_SERVO:	return c->clock_servo;
 	case CONF_SCALE:	return c->scale;
@@ -147,6 +149,25 @@ BAD(rxl_above, CONF_RX_LATENCY_NS, "999000001", RXL_MSG("999000001"));
 BAD(rxl_negative, CONF_RX_LATENCY_NS, "-1", RXL_MSG("-1"));
 BAD(rxl_empty, CONF_RX_LATENCY_NS, "", RXL_MSG(""));
 
+#define GPIO_MSG(v) "\"" v "\" must be CHIP:OFFSET (a gpiochip's label or gpiochipN, and the line's number on it), a line name (e.g. GPIO18) or none, without blanks, at most 63 bytes"
+#define NAME63 "gpio-line-name-" \
+	"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+OK(gpio_line_name, CONF_PPS_GPIO, "GPIO18", 6);
+OK(gpio_label_offset, CONF_PPS_GPIO, "pinctrl-bcm2711:18", 18);
+OK(gpio_device_offset, CONF_PPS_GPIO, "gpiochip0:18", 12);
+OK(gpio_label_with_colon, CONF_PPS_GPIO, "a:b:7", 5);
+OK(gpio_largest_offset, CONF_PPS_GPIO, "gpiochip0:65534", 15);
+OK(gpio_none, CONF_PPS_GPIO, "none", 4);
+OK(gpio_63_bytes, CONF_PPS_GPIO, NAME63, 63);
+BAD(gpio_64_bytes, CONF_PPS_GPIO, NAME63 "a", GPIO_MSG(NAME63 "a"));
+BAD(gpio_blank, CONF_PPS_GPIO, "GPIO 18", GPIO_MSG("GPIO 18"));
+BAD(gpio_no_offset, CONF_PPS_GPIO, "gpiochip0:", GPIO_MSG("gpiochip0:"));
+BAD(gpio_no_chip, CONF_PPS_GPIO, ":18", GPIO_MSG(":18"));
+BAD(gpio_offset_word, CONF_PPS_GPIO, "gpiochip0:x", GPIO_MSG("gpiochip0:x"));
+BAD(gpio_offset_signed, CONF_PPS_GPIO, "gpiochip0:-1", GPIO_MSG("gpiochip0:-1"));
+BAD(gpio_offset_65535, CONF_PPS_GPIO, "gpiochip0:65535", GPIO_MSG("gpiochip0:65535"));
+BAD(gpio_empty, CONF_PPS_GPIO, "", GPIO_MSG(""));
+
 #define PTY_MSG(v) "\"" v "\" must be an absolute path without blanks, shorter than 128 bytes (e.g. /run/gpsphc/ttyS0/nmea)"
 #define PATH127 "/run/gpsphc/" \
 	"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
@@ -216,7 +237,7 @@ FIXTURE_VARIANT_ADD(file, comments_and_blanks) {
 };
 FIXTURE_VARIANT_ADD(file, every_key) {
 	.text = "baud = 9600\nedge = falling\nservo = off\nclock_servo = pi\n"
-		"scale = utc\n"
+		"scale = utc\npps_gpio = GPIO18\n"
 		"offset = -600\nwindow = 500\nmargin = 50\nguard = 5\n"
 		"step_ns = 1000000\nconfirm_n = 4\nrx_latency_ns = 120000000\n"
 		"nmea_pty = /run/gpsphc/ttyS0/nmea\ntrust_s = 30\n"
@@ -231,15 +252,15 @@ FIXTURE_VARIANT_ADD(file, blanks_crlf_no_final_newline) {
 };
 FIXTURE_VARIANT_ADD(file, unknown_key) {
 	.text = "baud = 9600\nbauds = 9600\n", .want = CONF_E_KEY,
-	.msg = "line 2: unknown key \"bauds\": the keys are baud, edge, servo, clock_servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns, nmea_pty, trust_s, metrics, metrics_interval (see gpsphc.conf(5))",
+	.msg = "line 2: unknown key \"bauds\": the keys are baud, edge, pps_gpio, servo, clock_servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns, nmea_pty, trust_s, metrics, metrics_interval (see gpsphc.conf(5))",
 };
 FIXTURE_VARIANT_ADD(file, sysfs_spelling_of_an_option) {
 	.text = "step-ns = 1000\n", .want = CONF_E_KEY,
-	.msg = "line 1: unknown key \"step-ns\": the keys are baud, edge, servo, clock_servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns, nmea_pty, trust_s, metrics, metrics_interval (see gpsphc.conf(5))",
+	.msg = "line 1: unknown key \"step-ns\": the keys are baud, edge, pps_gpio, servo, clock_servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns, nmea_pty, trust_s, metrics, metrics_interval (see gpsphc.conf(5))",
 };
 FIXTURE_VARIANT_ADD(file, option_spelling_of_a_key) {
 	.text = "clock-servo = pi\n", .want = CONF_E_KEY,
-	.msg = "line 1: unknown key \"clock-servo\": the keys are baud, edge, servo, clock_servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns, nmea_pty, trust_s, metrics, metrics_interval (see gpsphc.conf(5))",
+	.msg = "line 1: unknown key \"clock-servo\": the keys are baud, edge, pps_gpio, servo, clock_servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns, nmea_pty, trust_s, metrics, metrics_interval (see gpsphc.conf(5))",
 };
 FIXTURE_VARIANT_ADD(file, clock_servo_names_line) {
 	.text = "servo = on\nclock_servo = linreg\n", .want = CONF_E_VALUE,
@@ -247,7 +268,7 @@ FIXTURE_VARIANT_ADD(file, clock_servo_names_line) {
 };
 FIXTURE_VARIANT_ADD(file, key_case) {
 	.text = "Baud = 9600\n", .want = CONF_E_KEY,
-	.msg = "line 1: unknown key \"Baud\": the keys are baud, edge, servo, clock_servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns, nmea_pty, trust_s, metrics, metrics_interval (see gpsphc.conf(5))",
+	.msg = "line 1: unknown key \"Baud\": the keys are baud, edge, pps_gpio, servo, clock_servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns, nmea_pty, trust_s, metrics, metrics_interval (see gpsphc.conf(5))",
 };
 FIXTURE_VARIANT_ADD(file, no_equals) {
 	.text = "# x\nbaud 9600\n", .want = CONF_E_SYNTAX,
@@ -307,7 +328,7 @@ TEST(file_values)
 {
 	static const char text[] =
 		"baud = 9600\nedge = falling\nservo = off\nclock_servo = pi\n"
-		"scale = utc\n"
+		"scale = utc\npps_gpio = pinctrl-bcm2711:18\n"
 		"offset = -600\nwindow = 500\nmargin = 50\nguard = 5\n"
 		"step_ns = 1000000\nconfirm_n = 4\nrx_latency_ns = 120000000\n"
 		"nmea_pty = /run/gpsphc/ttyUSB0/nmea\ntrust_s = 60\n"
@@ -322,6 +343,7 @@ TEST(file_values)
 	EXPECT_EQ((unsigned int)CONF_SERVO_OFF, c.servo);
 	EXPECT_EQ((unsigned int)GPSPHC_CLOCK_SERVO_PI, c.clock_servo);
 	EXPECT_EQ((unsigned int)GPSPHC_SCALE_UTC, c.scale);
+	EXPECT_STREQ("pinctrl-bcm2711:18", c.pps_gpio);
 	EXPECT_EQ(-600 * MS, c.offset_ns);
 	EXPECT_EQ(500 * MS, c.window_ns);
 	EXPECT_EQ(50 * MS, c.margin_ns);
@@ -392,9 +414,12 @@ TEST(key_names)
 
 	for (k = 0; k < CONF_NKEYS; k++) {
 		ASSERT_NE(NULL, conf_key_name((enum conf_key)k));
-		snprintf(line, sizeof(line), "%s = x\n",
+		snprintf(line, sizeof(line), "%s = x y\n",
 			 conf_key_name((enum conf_key)k));
-		/* known key, bad value: a value error, not an unknown key */
+		/*
+		 * known key, bad value (a blank: "x" is a line name
+		 * pps_gpio takes): a value error, not an unknown key
+		 */
 		EXPECT_EQ(CONF_E_VALUE, conf_parse(line, strlen(line), &c, &e))
 			TH_LOG("%s", e.msg);
 	}

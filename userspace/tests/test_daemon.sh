@@ -41,12 +41,12 @@ replay() {
 }
 
 echo "TAP version 13"
-echo "1..23"
+echo "1..24"
 
 # --- the configuration file ------------------------------------------------
 conf=$tmp/ttyS0.conf
 printf '# receiver on ttyS0\nbaud = 9600\nbauds = 4800\n' >"$conf"
-refused "gpsphcd: $conf:3: unknown key \"bauds\": the keys are baud, edge, servo, clock_servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns, nmea_pty, trust_s, metrics, metrics_interval (see gpsphc.conf(5))" \
+refused "gpsphcd: $conf:3: unknown key \"bauds\": the keys are baud, edge, pps_gpio, servo, clock_servo, scale, offset, window, margin, guard, step_ns, confirm_n, rx_latency_ns, nmea_pty, trust_s, metrics, metrics_interval (see gpsphc.conf(5))" \
 	--config "$conf" /dev/null
 ok $? "config: unknown key refused, naming file:line"
 
@@ -88,6 +88,10 @@ ok $? "--scale other than tai or utc refused"
 refused "gpsphcd: --clock-servo \"linreg\" must be bank (the default) or pi (linuxptp's PI servo)" \
 	--clock-servo linreg /dev/null
 ok $? "--clock-servo other than bank or pi refused"
+
+refused "gpsphcd: --pps-gpio \"GPIO 18\" must be CHIP:OFFSET (a gpiochip's label or gpiochipN, and the line's number on it), a line name (e.g. GPIO18) or none, without blanks, at most 63 bytes" \
+	--pps-gpio "GPIO 18" /dev/null
+ok $? "--pps-gpio with a blank refused"
 
 refused "gpsphcd: --baud \"9601\" is not a standard rate (1200..921600, e.g. 9600)" \
 	--baud 9601 /dev/null
@@ -177,8 +181,9 @@ ok $? "--quiet keeps the rollover warning"
 "$gpsphcd" --help | grep -q -- "--print-labels" &&
 	"$gpsphcd" --help | grep -q -- "--config FILE" &&
 	"$gpsphcd" --help | grep -q -- "--clock-servo bank|pi" &&
+	"$gpsphcd" --help | grep -q -- "--pps-gpio LINE" &&
 	"$gpsphcd" --help | grep -q -- "-q, --quiet"
-ok $? "--help lists --config, --print-labels, --clock-servo, -q and -v"
+ok $? "--help lists --config, --print-labels, --clock-servo, --pps-gpio, -q and -v"
 
 echo "# $((n - fail)) passed, $fail failed"
 [ $fail -eq 0 ]

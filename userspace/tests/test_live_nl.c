@@ -46,6 +46,9 @@
 #define A_U32(type, v)	U16(8), U16(type), U32(v)
 #define A_U64(type, v)	U16(12), U16(type), U64(v)
 #define A_ID		A_U32(GPSPHC_A_DEV_ID, DEV_ID)
+/* "GPIO18" with its NUL, padded to 4 bytes */
+#define A_GPIO18	U16(11), U16(GPSPHC_A_DEV_PPS_GPIO), \
+			'G', 'P', 'I', 'O', '1', '8', 0, 0
 
 FIXTURE(dev_set) {
 	struct nl_msg *m;
@@ -94,6 +97,9 @@ SENDS(clock_servo_pi, "clock_servo = pi\n",
       A_ID, A_U32(GPSPHC_A_DEV_CLOCK_SERVO, GPSPHC_CLOCK_SERVO_PI));
 SENDS(clock_servo_bank, "clock_servo = bank\nmetrics_interval = 60\n",
       A_ID, A_U32(GPSPHC_A_DEV_CLOCK_SERVO, GPSPHC_CLOCK_SERVO_BANK));
+SENDS(pps_gpio_line_name, "pps_gpio = GPIO18\n", A_ID, A_GPIO18);
+SENDS(pps_gpio_none, "baud = 9600\npps_gpio = none\n",
+      A_ID, U16(9), U16(GPSPHC_A_DEV_PPS_GPIO), 'n', 'o', 'n', 'e', 0, 0, 0, 0);
 SENDS(scale_utc, "baud = 9600\nscale = utc\n",
       A_ID, A_U32(GPSPHC_A_DEV_SCALE, GPSPHC_SCALE_UTC));
 /* servo is sent inverted, as the kernel's servo-off flag (a u8) */
@@ -103,9 +109,9 @@ SENDS(servo_off, "servo = off\n",
       A_ID, A_U8(GPSPHC_A_DEV_SERVO_OFF, 1));
 /* The file's order is not the request's: the attributes' numbers are. */
 SENDS(every_device_key,
-      "clock_servo = pi\nservo = off\nrx_latency_ns = 120000000\n"
-      "confirm_n = 5\nstep_ns = 1000000\nscale = tai\nedge = rising\n"
-      "baud = 4800\n",
+      "pps_gpio = GPIO18\nclock_servo = pi\nservo = off\n"
+      "rx_latency_ns = 120000000\nconfirm_n = 5\nstep_ns = 1000000\n"
+      "scale = tai\nedge = rising\nbaud = 4800\n",
       A_ID,
       A_U32(GPSPHC_A_DEV_EDGE, GPSPHC_EDGE_RISING),
       A_U32(GPSPHC_A_DEV_SCALE, GPSPHC_SCALE_TAI),
@@ -113,7 +119,8 @@ SENDS(every_device_key,
       A_U32(GPSPHC_A_DEV_CONFIRM_N, 5),
       A_U64(GPSPHC_A_DEV_RX_LATENCY_NS, 120000000ULL),
       A_U8(GPSPHC_A_DEV_SERVO_OFF, 1),
-      A_U32(GPSPHC_A_DEV_CLOCK_SERVO, GPSPHC_CLOCK_SERVO_PI));
+      A_U32(GPSPHC_A_DEV_CLOCK_SERVO, GPSPHC_CLOCK_SERVO_PI),
+      A_GPIO18);
 /* The largest values, every byte of the u64s */
 SENDS(largest_values,
       "step_ns = 1000000000\nconfirm_n = 60\nrx_latency_ns = 999000000\n",

@@ -7,7 +7,7 @@
  * output, the reason on stderr, status 1), a device whose servo nest is
  * malformed (the same), pulses off the servo's phase (in the status, and
  * what the daemon logs when they begin and end), a module that does not
- * report clock_servo.
+ * report clock_servo and pps_gpio.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +34,7 @@ struct sv {
 	uint64_t holdover_s;
 	uint32_t off_phase_count;
 	int64_t off_phase_ns;
-	bool no_clock_servo;	/* a module from before the setting */
+	bool no_clock_servo;	/* a module from before the settings */
 };
 
 /* A device's dev-get answer, as the kernel sends it, with @sv. */
@@ -59,7 +59,8 @@ static struct nl_msg *dev_msg_sv(uint32_t id, const char *tty,
 	    nla_put_u64(m, GPSPHC_A_DEV_RX_LATENCY_NS, 0) ||
 	    nla_put_u8(m, GPSPHC_A_DEV_SERVO_OFF, 0) ||
 	    (!sv->no_clock_servo &&
-	     nla_put_u32(m, GPSPHC_A_DEV_CLOCK_SERVO, GPSPHC_CLOCK_SERVO_PI)))
+	     (nla_put_u32(m, GPSPHC_A_DEV_CLOCK_SERVO, GPSPHC_CLOCK_SERVO_PI) ||
+	      nla_put_string(m, GPSPHC_A_DEV_PPS_GPIO, "GPIO18"))))
 		abort();
 	n = nla_nest_start(m, GPSPHC_A_DEV_SERVO);
 	if (!n || nla_put_u32(m, GPSPHC_A_SERVO_STATE, sv->state) ||
@@ -180,7 +181,7 @@ static int count(const char *s, const char *what)
 	"{ \"id\": 0, \"tty\": \"" tty "\", \"pps\": \"pps1\", \"ptp\": \"ptp2\", " \
 	"\"edge\": \"falling\", \"scale\": \"unknown\", \"step_ns\": 20000000, " \
 	"\"confirm_n\": 3, \"rx_latency_ns\": 0, \"servo_off\": false, " \
-	"\"clock_servo\": \"pi\", " \
+	"\"clock_servo\": \"pi\", \"pps_gpio\": \"GPIO18\", " \
 	"\"servo\": { \"state\": \"locked\", \"offset_ns\": -212, \"rms_ns\": 830, " \
 	"\"freq_ppb\": -12457, \"tai_utc\": 37, \"leap\": \"insert\", " \
 	"\"leap_utc\": 1483228800, \"holdover_s\": 0, \"coarse\": true, " \
@@ -213,7 +214,7 @@ TEST_F(status, json_no_device)
 
 /* dev_msg()'s first line and counters as text. */
 #define DEV0_TEXT_HEAD \
-	"gpsphc0 on ttyS0: /dev/ptp2, /dev/pps1, on-time edge falling, clock in unknown, servo on, clock_servo pi\n"
+	"gpsphc0 on ttyS0: /dev/ptp2, /dev/pps1, on-time edge falling, clock in unknown, servo on, clock_servo pi, pps_gpio GPIO18\n"
 #define DEV0_TEXT_COUNTERS \
 	"  servo counters: labels 3587 labels_refused 0 disagreements 0 steps 1 outliers 0 spurious 14 relocks 2 holdovers 1 rephases 4\n" \
 	"  counters: sentences 10 csum_ok 20 csum_missing 30 csum_bad 40 overlong 50 truncated 60 invalid 70 flag_aborts 80 flag_bytes 90 noise_bytes 100 binary_frames 110 binary_bad 120 pps_edges 130 pps_missed 140 events_dropped 150\n"
@@ -309,7 +310,10 @@ TEST(off_phase_logged_once_when_it_begins_and_ends)
 		     buf);
 }
 
-/* A module without the clock_servo setting: "unknown", like any value not known. */
+/*
+ * A module without the clock_servo and pps_gpio settings: "unknown", like
+ * any value not known, and "none" (such a module has only DCD).
+ */
 TEST_F(status, module_without_clock_servo)
 {
 	struct sv sv = { .state = GPSPHC_SERVO_LOCKED, .no_clock_servo = true };
@@ -317,7 +321,7 @@ TEST_F(status, module_without_clock_servo)
 	self->f.msg[self->f.n++] = dev_msg_sv(0, "ttyS0", &sv);
 	show(_metadata, self, false);
 	EXPECT_EQ(0, self->ret);
-	EXPECT_STREQ("gpsphc0 on ttyS0: /dev/ptp2, /dev/pps1, on-time edge falling, clock in unknown, servo on, clock_servo unknown\n"
+	EXPECT_STREQ("gpsphc0 on ttyS0: /dev/ptp2, /dev/pps1, on-time edge falling, clock in unknown, servo on, clock_servo unknown, pps_gpio none\n"
 		     "  servo locked, offset -212 ns, rms 830 ns, frequency -12457 ppb\n"
 		     "  TAI-UTC 37 s, leap second insert at 1483228800\n"
 		     DEV0_TEXT_COUNTERS,
@@ -325,7 +329,7 @@ TEST_F(status, module_without_clock_servo)
 	/* (the output file keeps the text: the JSON comes after it) */
 	show(_metadata, self, true);
 	EXPECT_EQ(0, self->ret);
-	EXPECT_EQ(1, count(self->text, "\"servo_off\": false, \"clock_servo\": \"unknown\", \"servo\": { "));
+	EXPECT_EQ(1, count(self->text, "\"servo_off\": false, \"clock_servo\": \"unknown\", \"pps_gpio\": \"none\", \"servo\": { "));
 }
 
 TEST_F(status, text_no_device)

@@ -12,7 +12,8 @@
 #
 # The layers, by object (path under kmod/, without .o):
 #
-#   capture    main (the line discipline), rx, framer, pps
+#   capture    main (the line discipline), rx, framer, pps, gpio (PPS
+#              from a GPIO line)
 #   clock      phc, servo_glue, clock_fields, and the servo library:
 #              every object whose path starts with "servo" (servo*.o,
 #              servo/*.o)
@@ -112,7 +113,7 @@ done >"$work/symbols"
 # "arrow<TAB>..." for every arrow, "objects<TAB>N" and "unknown<TAB>obj".
 awk '
 	function layer(o) {
-		if (o ~ /^(main|rx|framer|pps)$/) return "capture"
+		if (o ~ /^(main|rx|framer|pps|gpio)$/) return "capture"
 		if (o ~ /^(phc|servo_glue|clock_fields)$/ || o ~ /^servo/) return "clock"
 		if (o ~ /^(ptp|sysfs|netlink|gpsphc_nl|dpll)$/) return "interface"
 		if (o ~ /^(dev|events|stats)$/) return "core"

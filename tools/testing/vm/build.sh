@@ -86,6 +86,9 @@ kbuild_module gpsphc "$TOP/Kbuild" "$TOP/kmod"
 # The kernel's own 8250 driver on an emulated 16550A (gpsphc_8250_test.sh).
 [ -d "$TOP/tools/testing/gpsphc_8250emu" ] &&
 	kbuild_module gpsphc_8250emu "$TOP"/tools/testing/gpsphc_8250emu/*.[ch] "$TOP"/tools/testing/gpsphc_8250emu/Kbuild
+# A GPIO controller with a PPS on a line (gpsphc_gpio_test.sh).
+[ -d "$TOP/tools/testing/gpsphc_gpioemu" ] &&
+	kbuild_module gpsphc_gpioemu "$TOP"/tools/testing/gpsphc_gpioemu/*.[ch] "$TOP"/tools/testing/gpsphc_gpioemu/Kbuild
 [ "${GPSPHC_MODULES_ONLY:-0}" = 1 ] && exit 0
 
 # Userspace programs are the same for both kernels; build them once.
@@ -107,6 +110,7 @@ cp /bin/busybox "$STAGE/bin/busybox"
 cp "$OUT/gpsphc/gpsphc.ko" "$STAGE/lib/gpsphc/"
 [ -f "$OUT/gpsphc_sim/gpsphc_sim.ko" ] && cp "$OUT/gpsphc_sim/gpsphc_sim.ko" "$STAGE/lib/gpsphc/"
 [ -f "$OUT/gpsphc_8250emu/gpsphc_8250emu.ko" ] && cp "$OUT/gpsphc_8250emu/gpsphc_8250emu.ko" "$STAGE/lib/gpsphc/"
+[ -f "$OUT/gpsphc_gpioemu/gpsphc_gpioemu.ko" ] && cp "$OUT/gpsphc_gpioemu/gpsphc_gpioemu.ko" "$STAGE/lib/gpsphc/"
 install -m 0755 "$TOP/tools/testing/vm/guest/init" "$STAGE/init"
 cp "$TOP"/tools/testing/vm/guest/*.sh "$STAGE/tests/"
 cp -r "$USR/selftests/." "$STAGE/tests/"

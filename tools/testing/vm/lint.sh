@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # lint.sh checkpatch|sparse|ynl|all: kernel style (checkpatch.pl --strict
-# from Debian's linux-source-6.1) and sparse (against both test kernels) on
-# the module's sources; the netlink spec against its schema and the files
-# generated from it (ynl.sh check). Prints one TAP line per check.
+# from Debian's linux-source-6.1) on the module's sources and on the test
+# modules gpsphc_sim and gpsphc_gpioemu, and sparse (against both test
+# kernels) on the module's; the netlink spec against its schema and the
+# files generated from it (ynl.sh check). Prints one TAP line per check.
 set -u
 
 TOP=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -29,7 +30,7 @@ checkpatch_files() {
 }
 
 checkpatch() {
-	files=$(cd "$TOP" && ls kmod/*.[ch] kmod/servo/*.[ch] tools/testing/gpsphc_sim/*.[ch] 2>/dev/null |
+	files=$(cd "$TOP" && ls kmod/*.[ch] kmod/servo/*.[ch] tools/testing/gpsphc_sim/*.[ch] tools/testing/gpsphc_gpioemu/*.[ch] 2>/dev/null |
 		grep -v -x -F "$(echo $COMPAT_FILES $GENERATED_FILES | tr ' ' '\n')")
 	compat=$(cd "$TOP" && ls $COMPAT_FILES 2>/dev/null)
 	generated=$(cd "$TOP" && ls $GENERATED_FILES 2>/dev/null)
