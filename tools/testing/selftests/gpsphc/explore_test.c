@@ -744,7 +744,7 @@ static int draw_setting_value(struct worker *w, const struct setting *s, char *v
 static enum outcome op_sysfs_write(struct worker *w)
 {
 	struct explorer *x = w->x;
-	int dfd, r, idx, want = 0, kind = st_below(&w->rng, 8);
+	int dfd, r, idx = -1, want = 0, kind = st_below(&w->rng, 8);
 	char path[96], val[64];
 	enum outcome out;
 	bool anchor;
@@ -795,6 +795,12 @@ static enum outcome op_sysfs_write(struct worker *w)
 	r = dir_write(dfd, path, val);
 	if (r == -want)
 		out = want ? REFUSED : DONE;
+	else if (r == -ENOENT && kind == 7 && device_index(dfd, "ptp_device") != idx)
+		/*
+		 * ptp_device read during the device's attach, before its
+		 * clock existed: ptp0, another device's clock or none.
+		 */
+		out = RACED;
 	else if (gone_errno(r))
 		out = sysfs_failed(w, dfd, anchor, path, r);
 	else {
