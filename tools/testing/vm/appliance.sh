@@ -6,7 +6,8 @@
 # KVER, with gpsphcd from 'make deb', the module built by build.sh, the
 # test-only fake UART and its simulated receiver started at boot, and
 # chrony on gpsphc's clock with the drop-ins gpsphcd ships as examples,
-# and gpsd on the sentences gpsphcd republishes (nmea_pty) and its PPS.
+# and gpsd on the sentences gpsphcd republishes (nmea_pty) and its PPS,
+# and Debian's prometheus-node-exporter serving gpsphcd's metrics file.
 # The image's check unit (appliance/check.sh) prints TAP on the console;
 # the same disk is booted twice (the second boot checks that all of it
 # comes back by itself). TAP on stdout, for run_checks.sh.
@@ -124,6 +125,14 @@ if [ "$(cat "$OUT/disk.key" 2>/dev/null)" != "$key" ]; then
 	systemctl --root="$R" -q enable gpsd.service
 	mkdir -p "$R/etc/systemd/system/dev-gpsphc-ttyGPSSIM0-pps.device.wants"
 	ln -sf /lib/systemd/system/gpsd.service "$R/etc/systemd/system/dev-gpsphc-ttyGPSSIM0-pps.device.wants/"
+	# gpsphcd's metrics in the textfile directory of Debian's
+	# prometheus-node-exporter, as the admin guide's Prometheus section
+	# says; written every second (default 15), so that check.sh compares
+	# a scrape with a --status --json a second or two younger, and sees
+	# the file replaced several times while it reads it.
+	[ -d "$R/var/lib/prometheus/node-exporter" ] || die "the image has no prometheus-node-exporter"
+	printf 'metrics = /var/lib/prometheus/node-exporter/gpsphc-ttyGPSSIM0.prom\nmetrics_interval = 1\n' \
+		>>"$R/etc/gpsphc/ttyGPSSIM0.conf"
 	# The test: fake UART at boot, its receiver, the checks.
 	echo gpsphc_sim >"$R/etc/modules-load.d/gpsphc-sim.conf"
 	install -D -m 0755 "$HERE/receiver.sh" "$HERE/check.sh" -t "$R/usr/local/lib/gpsphc-test/"

