@@ -210,7 +210,6 @@ int live_run(const struct live_opts *o, struct pipeline *p)
 	}
 	ret = 0;
 	live_sd_stopping();
-	metrics_out_close(&l.metrics);
 	live_save_state(&l);
 	/*
 	 * Stopped or restarted by the service manager, which holds the tty:
@@ -232,6 +231,8 @@ out_release:
 	if (l.stored)
 		live_sd_unstore();
 out_close:
+	/* Whichever way it ends: a file left would be scraped as live. */
+	metrics_out_close(&l.metrics);
 	close(l.fd);
 	live_nl_close(&l.nl);
 	return ret;
