@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """gpsphc-plot renders tests/data/plot-sim.rec (a recording's V lines,
 made by the generator in its header) to a PNG of the size asked, with the
-axes, bands and holdover it says it drew; without matplotlib it names the
+axes, bands and holdover it says it drew, and tests/data/plot-vm.rec (the
+guide's example, recorded on the test VM) with its own bands; without matplotlib it names the
 package to install; gpsphcd --replay takes the same recording (it skips V
 lines). TAP on stdout; skipped without python3-matplotlib."""
 import json
@@ -15,6 +16,8 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 PLOT = os.path.join(HERE, '..', 'gpsphc-plot')
 REC = os.path.join(HERE, 'data', 'plot-sim.rec')
+# A real recording of the test VM's simulated receiver: the guide's image
+VM_REC = os.path.join(HERE, 'data', 'plot-vm.rec')
 with open(PLOT) as _f:
     PY = _f.readline()[2:].strip()
 GPSPHCD = os.environ.get('GPSPHCD', os.path.join(HERE, '..', 'build', 'gpsphcd'))
@@ -46,7 +49,7 @@ def main():
     if subprocess.run([PY, '-c', 'import matplotlib'], capture_output=True).returncode:
         print('1..0 # SKIP no python3-matplotlib (tools/testing/vm/deps.sh installs it)')
         return 0
-    print('1..6')
+    print('1..7')
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, 'plot.png')
         r = subprocess.run([PY, PLOT, '--size', '800x500', '-o', out,
@@ -70,6 +73,16 @@ def main():
            desc.get('holdovers') == 1 and len(hold) == 1 and
            299 < hold[0]['start_s'] < 301 and 362 < hold[0]['end_s'] < 364,
            'state bands in order, one holdover from 300 s to 363 s', states)
+        # the guide's example, from the VM: its bands as the recording has them
+        r = subprocess.run([PY, PLOT, '-o', os.path.join(d, 'vm.png'), '--describe',
+                            VM_REC], capture_output=True, text=True)
+        desc = json.loads(r.stdout) if r.returncode == 0 else {}
+        states = [b['state'] for b in desc.get('bands', [])]
+        ok(r.returncode == 0 and desc.get('samples') == 265 and desc.get('holdovers') == 1 and
+           states == ['unlocked', 'locking', 'locked', 'locking', 'holdover', 'locking',
+                      'locked'],
+           'the guide\'s VM recording: 265 samples, its bands, one holdover',
+           (r.stderr, desc.get('samples'), states))
         # without matplotlib: the package to install, and status 3
         fake = os.path.join(d, 'nompl', 'matplotlib')
         os.makedirs(fake)
