@@ -20,10 +20,20 @@
 # Debian 13's kernels (trixie.sh) have a link kernel-KVER/chroot to the
 # trixie chroot: their modules are built inside it, with Debian 13's gcc
 # 14 against its /usr/src/linux-headers-KVER (whose Makefile sets ARCH
-# and CROSS_COMPILE for arm64 and armmp-lpae: the chroot's cross gcc 14). GPSPHC_MODULES_ONLY=1 builds the modules and stops
-# (the ARM kernels, which no guest boots yet). $OUT/compiler then holds
-# the compiler the kernel names (CONFIG_CC_VERSION_TEXT); kbuild refuses
+# and CROSS_COMPILE for arm64 and armmp-lpae: the chroot's cross gcc 14).
+# GPSPHC_MODULES_ONLY=1 builds the modules and stops (make check, for
+# the kernels it boots no test guest on). $OUT/compiler then holds the
+# compiler the kernel names (CONFIG_CC_VERSION_TEXT); kbuild refuses
 # another with a warning, which fails the build.
+#
+# The guest's architecture comes from the kernel's name: Debian's arm64
+# kernels end in -arm64 (run.sh boots them under qemu-system-aarch64),
+# the others are amd64. An arm64 guest cannot run this machine's
+# programs: its selftests are built in the trixie chroot by its
+# aarch64-linux-gnu-gcc, static (no arm64 libc in the guest), its busybox
+# is busybox-static:arm64 (trixie.sh unpacks it beside the kernel), and
+# the programs that need gpsphcd, Python or linuxptp (every shell test,
+# and phc_test's phc_ctl and phc2sys) stay out of its run list.
 set -eu
 
 KVER=$1
@@ -40,10 +50,23 @@ if [ -e "$KROOT/chroot" ]; then
 	KDIR=/usr/src/linux-headers-$KVER
 fi
 
+ARCH=amd64 BUSYBOX=/bin/busybox
+case $KVER in *-arm64) ARCH=arm64 BUSYBOX=$KROOT/usr/bin/busybox ;; esac
+
 die() { echo "build.sh: $*" >&2; exit 1; }
 [ -d "$CHROOT$KDIR" ] || die "no headers for $KVER in $CHROOT$KDIR: run 'make deps'"
-[ "${GPSPHC_MODULES_ONLY:-0}" = 1 ] || [ -s "$KROOT/boot/vmlinuz-$KVER" ] ||
-	die "no kernel image $KROOT/boot/vmlinuz-$KVER: run 'make deps'"
+if [ "${GPSPHC_MODULES_ONLY:-0}" != 1 ]; then
+	[ -s "$KROOT/boot/vmlinuz-$KVER" ] ||
+		die "no kernel image $KROOT/boot/vmlinuz-$KVER: run 'make deps'"
+	[ -x "$BUSYBOX" ] || die "no busybox for the $ARCH guest at $BUSYBOX: run 'make deps'"
+	if [ $ARCH = arm64 ]; then
+		if [ -z "$CHROOT" ] || [ ! -e "$CHROOT/usr/aarch64-linux-gnu/lib/libc.a" ]; then
+			die "no chroot with libc6-dev-arm64-cross for $KVER's programs: run 'make deps'"
+		fi
+		[ "${GPSPHC_VM_USB_SERIAL:-0}" != 1 ] ||
+			die "GPSPHC_VM_USB_SERIAL=1: the arm64 guest has no second UART to feed the adapter"
+	fi
+fi
 mkdir -p "$OUT"
 sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"$/\1/p' "$CHROOT$KDIR/.config" >"$OUT/compiler"
 
@@ -90,23 +113,56 @@ kbuild_module gpsphc "$TOP/Kbuild" "$TOP/kmod"
 [ -d "$TOP/tools/testing/gpsphc_gpioemu" ] &&
 	kbuild_module gpsphc_gpioemu "$TOP"/tools/testing/gpsphc_gpioemu/*.[ch] "$TOP"/tools/testing/gpsphc_gpioemu/Kbuild
 [ "${GPSPHC_MODULES_ONLY:-0}" = 1 ] && exit 0
+# The guest loads nothing of the image's before ours: Debian builds PPS,
+# PTP, the DPLL core and the serial core in, on amd64 and arm64 alike.
+deps=$(for m in "$OUT"/gpsphc/gpsphc.ko "$OUT"/gpsphc_sim/gpsphc_sim.ko; do
+	[ -f "$m" ] && /sbin/modinfo -F depends "$m"; done | tr ',' '\n' | sort -u | tr '\n' ' ')
+[ -z "${deps% }" ] || die "our modules need $deps from $KVER, which the guest does not load"
 
-# Userspace programs are the same for both kernels; build them once.
+# Userspace programs are the same for all kernels of an architecture;
+# build them once. arm64's in the chroot, from a copy of their sources,
+# the uAPI header and the kselftest harness (the selftests' Makefile's
+# KSFT_DIR), laid out as in the tree.
 USR=$VMBUILD/user
-mkdir -p "$USR"
-make -s -C "$TOP/tools/testing/selftests/gpsphc" OUTPUT="$USR/selftests" >&2 ||
-	die "building the selftests failed"
+if [ $ARCH = arm64 ]; then
+	USR=$VMBUILD/user-arm64
+	cdir=/tmp/gpsphc-selftests-$(echo "$USR" | cksum | cut -d' ' -f1)
+	sdir=$cdir/tools/testing/selftests/gpsphc
+	rm -rf "$CHROOT$cdir"; mkdir -p "$CHROOT$sdir" "$CHROOT$cdir/kmod" "$CHROOT$cdir/ksft"
+	for f in "$TOP"/tools/testing/selftests/gpsphc/*; do
+		[ -f "$f" ] && cp "$f" "$CHROOT$sdir/"
+	done
+	cp -r "$TOP/kmod/uapi" "$CHROOT$cdir/kmod/"
+	cp -r "${KSFT_DIR:-$CACHE/linux-source-6.12/tools/testing/selftests}/." "$CHROOT$cdir/ksft/"
+	rc=0
+	chroot "$CHROOT" env -i PATH=/usr/bin:/bin LC_ALL=C.UTF-8 make -s -C "$sdir" \
+		CC=aarch64-linux-gnu-gcc LDFLAGS=-static KSFT_DIR="$cdir/ksft" \
+		OUTPUT="$cdir/out" >&2 || rc=$?
+	rm -rf "$USR/selftests"; mkdir -p "$USR"
+	[ $rc -ne 0 ] || cp -r "$CHROOT$cdir/out" "$USR/selftests"
+	rm -rf "$CHROOT$cdir"
+	[ $rc -eq 0 ] || die "building the arm64 selftests failed"
+else
+	mkdir -p "$USR"
+	make -s -C "$TOP/tools/testing/selftests/gpsphc" OUTPUT="$USR/selftests" >&2 ||
+		die "building the selftests failed"
+fi
 GPSPHCD=
-if [ -f "$TOP/userspace/Makefile" ]; then
+if [ $ARCH = amd64 ] && [ -f "$TOP/userspace/Makefile" ]; then
 	make -s -C "$TOP/userspace" >&2 || die "building gpsphcd failed"
 	[ -x "$TOP/userspace/build/gpsphcd" ] && GPSPHCD=$TOP/userspace/build/gpsphcd
 fi
 
+# pack: the initramfs of what is in $STAGE.
+pack() {
+	(cd "$STAGE" && find . | cpio -o -H newc --quiet | gzip -1) >"$OUT/initramfs.cpio.gz.tmp"
+	mv "$OUT/initramfs.cpio.gz.tmp" "$OUT/initramfs.cpio.gz"
+}
 rm -rf "$STAGE"
 mkdir -p "$STAGE/bin" "$STAGE/sbin" "$STAGE/lib/gpsphc" "$STAGE/tests" \
 	"$STAGE/proc" "$STAGE/sys" "$STAGE/dev" "$STAGE/tmp" "$STAGE/etc" \
 	"$STAGE/run" "$STAGE/var/lib/gpsphc"
-cp /bin/busybox "$STAGE/bin/busybox"
+cp "$BUSYBOX" "$STAGE/bin/busybox"
 cp "$OUT/gpsphc/gpsphc.ko" "$STAGE/lib/gpsphc/"
 [ -f "$OUT/gpsphc_sim/gpsphc_sim.ko" ] && cp "$OUT/gpsphc_sim/gpsphc_sim.ko" "$STAGE/lib/gpsphc/"
 [ -f "$OUT/gpsphc_8250emu/gpsphc_8250emu.ko" ] && cp "$OUT/gpsphc_8250emu/gpsphc_8250emu.ko" "$STAGE/lib/gpsphc/"
@@ -121,6 +177,13 @@ for t in ${GPSPHC_TESTS_SKIP:-}; do
 	grep -vxF "$t" "$STAGE/tests/run.list" >"$STAGE/tests/run.list.new" || true
 	mv "$STAGE/tests/run.list.new" "$STAGE/tests/run.list"
 done
+if [ $ARCH = arm64 ]; then
+	bad=$(grep -x 'phc_test\|.*\.sh' "$STAGE/tests/run.list" | tr '\n' ' ')
+	[ -z "$bad" ] || [ -z "${GPSPHC_TESTS:-}" ] ||
+		die "the arm64 guest cannot run $bad(no gpsphcd, Python or linuxptp for arm64)"
+	grep -vx 'phc_test\|.*\.sh' "$STAGE/tests/run.list" >"$STAGE/tests/run.list.new" || true
+	mv "$STAGE/tests/run.list.new" "$STAGE/tests/run.list"
+fi
 printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$STAGE/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$STAGE/etc/group"
 echo "$KVER" >"$STAGE/etc/kver"
@@ -129,6 +192,10 @@ if [ -f /usr/share/zoneinfo/leap-seconds.list ]; then
 	mkdir -p "$STAGE/usr/share/zoneinfo"
 	cp /usr/share/zoneinfo/leap-seconds.list "$STAGE/usr/share/zoneinfo/"
 fi
+
+# The arm64 guest has what is above: busybox and static programs.
+[ $ARCH = amd64 ] || { pack; exit 0; }
+
 # The kernel's YNL client, the specs and a Python for them (ynl_cli_test.sh).
 sh "$TOP/tools/testing/vm/ynl.sh" guest "$STAGE" >&2 || die "staging the YNL client failed"
 
@@ -180,6 +247,4 @@ done | sort -u | while read -r lib; do
 	mkdir -p "$STAGE$(dirname "$lib")"
 	cp -L "$lib" "$STAGE$lib"
 done
-
-(cd "$STAGE" && find . | cpio -o -H newc --quiet | gzip -1) >"$OUT/initramfs.cpio.gz.tmp"
-mv "$OUT/initramfs.cpio.gz.tmp" "$OUT/initramfs.cpio.gz"
+pack

@@ -15,13 +15,16 @@
 set -eu
 
 CACHE=${GPSPHC_CACHE:-/var/cache/gpsphc}
+# qemu-system-arm: qemu-system-aarch64, for the arm64 guest. Its programs
+# are built in the trixie chroot (trixie.sh): Debian 12's cross compilers
+# and gcc-multilib (the host tests' 32-bit builds) exclude each other.
 PACKAGES="build-essential make gcc gcc-12 pkg-config kmod cpio busybox-static
 	qemu-system-x86 libnl-3-dev libnl-genl-3-dev linux-source-6.1
 	linux-source-6.12 linuxptp iproute2 sparse tzdata clang libclang-rt-14-dev
 	xz-utils python3 python3-yaml python3-jsonschema perl bc flex bison
 	libelf-dev libssl-dev dwarves rsync debhelper dh-dkms dkms lintian
 	libsystemd-dev systemd udev debootstrap nettle-dev libjson-c-dev python3-matplotlib
-	gcc-multilib"
+	gcc-multilib qemu-system-arm"
 
 die() { echo "deps: $*" >&2; exit 1; }
 

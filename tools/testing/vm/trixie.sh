@@ -11,25 +11,29 @@
 #                    date with trixie-updates and trixie-security; in it
 #                    make, gcc-14, libelf-dev, the cross compilers
 #                    gcc-aarch64-linux-gnu and gcc-arm-linux-gnueabihf,
-#                    and the headers of the newest 6.12.x+deb13 kernel for
-#                    amd64 and rt-amd64, installed. The same version's
-#                    arm64 and armmp-lpae headers are unpacked into it with
-#                    dpkg -x (installing them would pull in gcc-14:arm64,
-#                    which amd64 cannot have): the amd64 linux-kbuild
-#                    tools serve them, as Debian's cross builds do.
+#                    libc6-dev-arm64-cross (the arm64 guest's static
+#                    programs), and the headers of the newest
+#                    6.12.x+deb13 kernel for amd64 and rt-amd64,
+#                    installed. The same version's arm64 and armmp-lpae
+#                    headers are unpacked into it with dpkg -x
+#                    (installing them would pull in gcc-14:arm64, which
+#                    amd64 cannot have): the amd64 linux-kbuild tools
+#                    serve them, as Debian's cross builds do.
 #   kernel-KVER/     per kernel: 'chroot', a link to trixie/root (build.sh
 #                    then builds KVER's modules inside it, against its
-#                    /usr/src/linux-headers-KVER); for amd64 and rt-amd64
-#                    also the image's boot/vmlinuz-KVER and lib/modules,
-#                    unpacked from linux-image-KVER-unsigned for the guests.
-#   kernels.mk       KVER_DEB13, KVER_DEB13_RT (booted by make check),
-#                    KVER_DEB13_ARM64, KVER_DEB13_ARMHF (built only).
+#                    /usr/src/linux-headers-KVER); for amd64, rt-amd64 and
+#                    arm64 also the image's boot/vmlinuz-KVER and
+#                    usr/lib/modules, unpacked from linux-image-KVER-unsigned
+#                    for the guests; for arm64 also usr/bin/busybox, from
+#                    busybox-static:arm64, the arm64 guest's shell and tools.
+#   kernels.mk       KVER_DEB13, KVER_DEB13_RT, KVER_DEB13_ARM64 (booted by
+#                    make check), KVER_DEB13_ARMHF (built only).
 #
 # Idempotent. Warm, it only checks that every piece is in place (well
 # under a second). Once a day, like deps.sh, it updates the chroot and
 # follows Debian's newest 6.12.x+deb13 kernel; if the mirror cannot be
 # reached then, the cached kernels stay in use with a warning. Cold: a
-# debootstrap and some 700 MB of packages (the time is printed). Needs
+# debootstrap and some 800 MB of packages (the time is printed). Needs
 # root (debootstrap, chroot). GPSPHC_TRIXIE_REFRESH=1 refreshes now.
 set -eu
 
@@ -43,8 +47,9 @@ LOG=$T/trixie.log
 RECIPE=1
 SUITE=trixie
 # perl: W=1 runs scripts/kernel-doc, which needs Pod::Usage.
+# libc6-dev-arm64-cross: the arm64 guest's static selftests (build.sh).
 PKGS="make gcc-14 libc6-dev libelf-dev bc kmod xz-utils zstd perl
-	gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf"
+	gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross"
 WANT="recipe=$RECIPE pkgs=$(echo $PKGS | cksum | cut -d' ' -f1)"
 
 die() { echo "trixie.sh: $*" >&2; exit 1; }
@@ -54,7 +59,7 @@ say() { echo "trixie.sh: $*" >&2; }
 # in place; names the first missing one on stdout otherwise.
 complete() {
 	for f in usr/bin/gcc-14 usr/bin/make usr/bin/aarch64-linux-gnu-gcc-14 \
-			usr/bin/arm-linux-gnueabihf-gcc-14 \
+			usr/bin/arm-linux-gnueabihf-gcc-14 usr/aarch64-linux-gnu/lib/libc.a \
 			usr/src/linux-headers-$1-amd64/Makefile \
 			usr/src/linux-headers-$1-rt-amd64/Makefile \
 			usr/src/linux-headers-$1-arm64/Makefile \
@@ -62,6 +67,7 @@ complete() {
 		[ -e "$ROOT/$f" ] || { echo "$ROOT/$f"; return 1; }
 	done
 	for f in "$1-amd64/boot/vmlinuz-$1-amd64" "$1-rt-amd64/boot/vmlinuz-$1-rt-amd64" \
+			"$1-arm64/boot/vmlinuz-$1-arm64" "$1-arm64/usr/bin/busybox" \
 			"$1-amd64/chroot/usr" "$1-rt-amd64/chroot/usr" \
 			"$1-arm64/chroot/usr" "$1-armmp-lpae/chroot/usr"; do
 		[ -e "$CACHE/kernel-$f" ] || { echo "$CACHE/kernel-$f"; return 1; }
@@ -162,25 +168,57 @@ in_root apt-get install -y -q --no-install-recommends $PKGS \
 	fallback "apt-get install of $PKGS linux-headers-$k-amd64 linux-headers-$k-rt-amd64 in the chroot failed"
 
 # 3. Downloads, inside the chroot (its apt knows trixie and the foreign
-# architectures): the foreign headers and the two images, once per kernel.
+# architectures), of what is missing: the foreign headers, the booted
+# kernels' images, and busybox-static:arm64 for the arm64 guest (whose
+# userspace cannot be this machine's). An image is unpacked into a new
+# directory, which then replaces the kernel's: an interrupted unpack is
+# done again. busybox goes into the arm64 kernel's directory after its
+# image (with it when both are new).
 dl=/var/cache/gpsphc-download
 if ! complete "$k" >/dev/null; then
+	pkgs='' images=''
+	for h in arm64:arm64 armmp-lpae:armhf; do
+		[ -e "$ROOT/usr/src/linux-headers-$k-${h%:*}/Makefile" ] ||
+			pkgs="$pkgs linux-headers-$k-$h"
+	done
+	for flavour in amd64 rt-amd64 arm64; do
+		[ -s "$CACHE/kernel-$k-$flavour/boot/vmlinuz-$k-$flavour" ] && continue
+		images="$images $flavour"
+		case $flavour in
+		arm64) pkgs="$pkgs linux-image-$k-arm64-unsigned:arm64" ;;
+		*) pkgs="$pkgs linux-image-$k-$flavour-unsigned" ;;
+		esac
+	done
+	bb=$CACHE/kernel-$k-arm64/usr/bin/busybox
+	case " $images " in *" arm64 "*) rm -f "$bb" ;; esac
+	[ -x "$bb" ] || pkgs="$pkgs busybox-static:arm64"
+	say "downloading$pkgs"
 	rm -rf "$ROOT$dl"; mkdir -p "$ROOT$dl"
-	in_root sh -c "cd $dl && apt-get download -q linux-headers-$k-arm64:arm64 \
-		linux-headers-$k-armmp-lpae:armhf linux-image-$k-amd64-unsigned \
-		linux-image-$k-rt-amd64-unsigned" >>"$LOG" 2>&1 ||
-		fallback "apt-get download of the $k arm64/armmp-lpae headers and amd64/rt-amd64 images failed"
+	in_root sh -c "cd $dl && apt-get download -q $pkgs" >>"$LOG" 2>&1 ||
+		fallback "apt-get download of$pkgs failed"
 	for deb in "$ROOT$dl"/linux-headers-*.deb; do
+		[ -e "$deb" ] || continue
 		dpkg-deb -x "$deb" "$ROOT" || die "unpacking $deb into the chroot failed"
 	done
-	for flavour in amd64 rt-amd64; do
+	for flavour in $images; do
 		kroot=$CACHE/kernel-$k-$flavour
-		if [ ! -s "$kroot/boot/vmlinuz-$k-$flavour" ]; then
-			rm -rf "$kroot"; mkdir -p "$kroot"
-			dpkg-deb -x "$ROOT$dl"/linux-image-"$k-$flavour"-unsigned_*.deb "$kroot" ||
-				die "unpacking linux-image-$k-$flavour-unsigned into $kroot failed"
-		fi
+		rm -rf "$kroot.new"; mkdir -p "$kroot.new"
+		dpkg-deb -x "$ROOT$dl"/linux-image-"$k-$flavour"-unsigned_*.deb "$kroot.new" ||
+			die "unpacking linux-image-$k-$flavour-unsigned into $kroot.new failed"
+		[ -s "$kroot.new/boot/vmlinuz-$k-$flavour" ] ||
+			die "no boot/vmlinuz-$k-$flavour in linux-image-$k-$flavour-unsigned"
+		rm -rf "$kroot"; mv "$kroot.new" "$kroot"
 	done
+	if [ ! -x "$bb" ]; then
+		rm -rf "$ROOT$dl/busybox"
+		dpkg-deb -x "$ROOT$dl"/busybox-static_*_arm64.deb "$ROOT$dl/busybox" ||
+			die "unpacking busybox-static:arm64 failed"
+		[ -x "$ROOT$dl/busybox/usr/bin/busybox" ] || die "no usr/bin/busybox in busybox-static:arm64"
+		mkdir -p "${bb%/*}"
+		if ! cp "$ROOT$dl/busybox/usr/bin/busybox" "$bb.new" || ! mv "$bb.new" "$bb"; then
+			die "cannot copy busybox-static:arm64's busybox to $bb"
+		fi
+	fi
 	rm -rf "$ROOT$dl"
 	for flavour in amd64 rt-amd64 arm64 armmp-lpae; do
 		mkdir -p "$CACHE/kernel-$k-$flavour"

@@ -28,7 +28,8 @@
  * request (EINVAL, ERANGE, EACCES, EPERM without CAP_SYS_TIME, EEXIST,
  * EAGAIN for the unload); or an outcome of a race with the device going
  * (ENODEV, ENOENT, ENXIO, EIO on a hung-up tty; a sysfs file may fail only
- * if its directory is gone within a second). The anchor's device never
+ * if its directory is gone within 10 s, or if the device was not whole
+ * yet and is within 10 s: see dev_whole()). The anchor's device never
  * goes: anything of it that fails as if gone is a failure. Each outcome is
  * counted per operation and the counts are printed, to show what was
  * covered. Afterwards, with everything closed and detached, nothing of the
@@ -236,42 +237,6 @@ static uint64_t draw_between(uint64_t *rng, uint64_t lo, uint64_t hi)
 /* ---- choosing a device ---------------------------------------------------- */
 
 /*
- * Open the directory of a gpsphc device drawn at random (the anchor's if
- * there is none): its fd, or -errno if it went meanwhile. *@anchor says
- * whether it is the anchor's.
- */
-static int draw_device(struct worker *w, bool *anchor)
-{
-	char names[MAX_DEVS][32];
-	int n = dev_names(names, MAX_DEVS);
-	const char *name = n ? names[st_below(&w->rng, n)] : w->x->anchor_name;
-
-	*anchor = !strcmp(name, w->x->anchor_name);
-	return dev_dir_open(name);
-}
-
-/*
- * A sysfs access of device @dfd failed with @err: a race with the device
- * going if it is not the anchor's and its directory is gone within
- * SYSFS_GONE_S. Its clock's and PPS source's directories go first, and
- * on the debug kernel under TCG the rest of a detach took over a second.
- */
-#define SYSFS_GONE_S	10
-
-static enum outcome sysfs_failed(struct worker *w, int dfd, bool anchor,
-				 const char *path, int err)
-{
-	int s;
-
-	for (s = 0; gone_errno(err) && !anchor && s < SYSFS_GONE_S; s++)
-		if (dir_gone_within(dfd, 1000))
-			return RACED;
-	xfail(w, "%s%s: %s, and the device is %s", path, anchor ? " of the anchor" : "",
-	      strerror(-err), gone_errno(err) ? "still there after 10 s" : "there");
-	return FAILED;
-}
-
-/*
  * N of the ptpN or ppsN (@attr "ptp_device", "pps_device") of device
  * @dfd: N, or -errno.
  */
@@ -283,6 +248,67 @@ static int device_index(int dfd, const char *attr)
 	if (r < 0)
 		return r;
 	return r > 3 ? atoi(buf + 3) : -EINVAL;
+}
+
+/*
+ * Is the device open as @dfd whole? An attach makes the device's
+ * directory (which /sys/class/gpsphc lists at once), then its files, its
+ * PPS source and last its clock, and its ptp_device reads "ptp0" until
+ * then; a detach takes the clock and the PPS source away first. Whole:
+ * the directory of the clock ptp_device names is there.
+ */
+static bool dev_whole(int dfd)
+{
+	char clock[32];
+	int idx = device_index(dfd, "ptp_device");
+
+	if (idx < 0)
+		return false;
+	snprintf(clock, sizeof(clock), "ptp%d", idx);
+	return !faccessat(dfd, clock, F_OK, 0);
+}
+
+/*
+ * Open the directory of a gpsphc device drawn at random (the anchor's if
+ * there is none): its fd, or -errno if it went meanwhile. *@anchor says
+ * whether it is the anchor's, *@whole whether the device was whole then.
+ */
+static int draw_device(struct worker *w, bool *anchor, bool *whole)
+{
+	char names[MAX_DEVS][32];
+	int n = dev_names(names, MAX_DEVS);
+	const char *name = n ? names[st_below(&w->rng, n)] : w->x->anchor_name;
+	int dfd;
+
+	*anchor = !strcmp(name, w->x->anchor_name);
+	dfd = dev_dir_open(name);
+	*whole = dfd >= 0 && dev_whole(dfd);
+	return dfd;
+}
+
+/*
+ * A sysfs access of device @dfd failed with @err: a race with the device
+ * going if it is not the anchor's and its directory is gone within
+ * SYSFS_GONE_S, or with its attach if it was not @whole before the access
+ * and is within SYSFS_GONE_S. Its clock's and PPS source's directories go
+ * first, and on the debug kernel under TCG the rest of a detach took over
+ * a second; an attach there, and on the arm64 guest, has left a device
+ * half made for as long as an access takes.
+ */
+#define SYSFS_GONE_S	10
+
+static enum outcome sysfs_failed(struct worker *w, int dfd, bool anchor, bool whole,
+				 const char *path, int err)
+{
+	int s;
+
+	for (s = 0; gone_errno(err) && !anchor && s < SYSFS_GONE_S; s++)
+		if ((!whole && dev_whole(dfd)) || dir_gone_within(dfd, 1000))
+			return RACED;
+	xfail(w, "%s%s: %s, and the device is %s", path, anchor ? " of the anchor" : "",
+	      strerror(-err), !gone_errno(err) ? "there" :
+	      whole ? "still there after 10 s" : "neither whole nor gone after 10 s");
+	return FAILED;
 }
 
 /* ---- the tty ---------------------------------------------------------------- */
@@ -610,9 +636,9 @@ static enum outcome op_sysfs_read(struct worker *w)
 	char path[96], buf[4096];
 	int dfd, r, idx = 0, kind = st_below(&w->rng, 4);
 	enum outcome out;
-	bool anchor;
+	bool anchor, whole;
 
-	dfd = draw_device(w, &anchor);
+	dfd = draw_device(w, &anchor, &whole);
 	if (dfd < 0)
 		return RACED;	/* gone since readdir */
 	if (kind == 0) {
@@ -628,7 +654,7 @@ static enum outcome op_sysfs_read(struct worker *w)
 		snprintf(path, sizeof(path), "%s", f->path);
 	}
 	if (idx < 0) {
-		out = sysfs_failed(w, dfd, anchor, kind ? "pps_device" : "ptp_device", idx);
+		out = sysfs_failed(w, dfd, anchor, whole, kind ? "pps_device" : "ptp_device", idx);
 		close(dfd);
 		return out;
 	}
@@ -638,7 +664,7 @@ static enum outcome op_sysfs_read(struct worker *w)
 	if (kind == 0 && !strcmp(f->path, "fifo"))
 		pthread_mutex_unlock(&x->extts_lock);
 	if (r < 0 && gone_errno(r)) {
-		out = sysfs_failed(w, dfd, anchor, path, r);
+		out = sysfs_failed(w, dfd, anchor, whole, path, r);
 	} else if (!f->readable && r == -EACCES) {
 		out = REFUSED;
 	} else if (!f->readable || r < 0) {
@@ -744,12 +770,12 @@ static int draw_setting_value(struct worker *w, const struct setting *s, char *v
 static enum outcome op_sysfs_write(struct worker *w)
 {
 	struct explorer *x = w->x;
-	int dfd, r, idx = -1, want = 0, kind = st_below(&w->rng, 8);
+	int dfd, r, idx, want = 0, kind = st_below(&w->rng, 8);
 	char path[96], val[64];
 	enum outcome out;
-	bool anchor;
+	bool anchor, whole;
 
-	dfd = draw_device(w, &anchor);
+	dfd = draw_device(w, &anchor, &whole);
 	if (dfd < 0)
 		return RACED;
 	if (kind < 5) {
@@ -784,7 +810,7 @@ static enum outcome op_sysfs_write(struct worker *w)
 
 		idx = device_index(dfd, "ptp_device");
 		if (idx < 0) {
-			out = sysfs_failed(w, dfd, anchor, "ptp_device", idx);
+			out = sysfs_failed(w, dfd, anchor, whole, "ptp_device", idx);
 			close(dfd);
 			return out;
 		}
@@ -795,14 +821,8 @@ static enum outcome op_sysfs_write(struct worker *w)
 	r = dir_write(dfd, path, val);
 	if (r == -want)
 		out = want ? REFUSED : DONE;
-	else if (r == -ENOENT && kind == 7 && device_index(dfd, "ptp_device") != idx)
-		/*
-		 * ptp_device read during the device's attach, before its
-		 * clock existed: ptp0, another device's clock or none.
-		 */
-		out = RACED;
 	else if (gone_errno(r))
-		out = sysfs_failed(w, dfd, anchor, path, r);
+		out = sysfs_failed(w, dfd, anchor, whole, path, r);
 	else {
 		xfail(w, "\"%s\" into %s: %s, not %s", val, path, strerror(-r),
 		      want ? strerror(want) : "success");
@@ -840,12 +860,12 @@ static struct held_clock *free_clock(struct held_clock *slots)
  */
 static int draw_index(struct worker *w, const char *attr)
 {
-	bool anchor;
+	bool anchor, whole;
 	int dfd, idx;
 
 	if (!st_below(&w->rng, 8))
 		return st_below(&w->rng, 8);
-	dfd = draw_device(w, &anchor);
+	dfd = draw_device(w, &anchor, &whole);
 	if (dfd < 0)
 		return st_below(&w->rng, 8);
 	idx = device_index(dfd, attr);
