@@ -257,7 +257,8 @@ static int emu_enable_set(void *data, u64 val)
 	emu_stop(e);
 	if (val) {
 		now = ktime_get_raw_ns() + NSEC_PER_SEC;
-		e->rise_raw = roundup(now, NSEC_PER_SEC);
+		/* no bare 64-bit division: armhf builds this too */
+		e->rise_raw = DIV_ROUND_UP_ULL(now, NSEC_PER_SEC) * NSEC_PER_SEC;
 		e->next_raw = e->rise_raw;
 		e->next_high = true;
 		e->running = true;
