@@ -119,12 +119,12 @@ static void sv_pi_sample(struct gpsphc_servo *s,
 				    sv_max_adj(s));
 		p->n = 2;
 		s->freq = p->drift;
+		sv_set_adj(s, p->drift, out);
+		/* linuxptp's SERVO_JUMP: the stepped offset is no sample */
 		if (s->state == GPSPHC_SERVO_LOCKING && jump) {
 			gpsphc_sv_step(s, sv_sat_sub(0, off), out);
-			sv_set_adj(s, p->drift, out);
 			return;
 		}
-		sv_set_adj(s, p->drift, out);
 		break;
 	default:
 		ki_term = -sv_pi_term(off, SV_PI_KI);
