@@ -109,6 +109,12 @@ DEBUG_TESTS="module_test framing_test netlink_test stress_test ptp_race_test exp
 # of about 200 s.
 ARM64_TESTS="module_test ldisc_test framing_test netlink_test stress_test ptp_race_test explore_test"
 UNTIMED_BUILD=$TOP/tools/testing/vm/build/untimed
+# QEMU's USB serial adapter (an FTDI: ftdi_sio) is plugged into one guest,
+# Debian 13's amd64 untimed one: gpsphc_usb_serial_test.sh (NMEA through
+# a real USB serial driver, coarse mode, gpsphcd's message) measures no
+# time, and elsewhere it skips.
+USB_KVER=$(kmk1 KVER_DEB13)
+usb_serial() { [ "$1" = "$USB_KVER" ] && [ "$2" = "$UNTIMED_BUILD" ] && echo 1 || echo 0; }
 timed_built=
 # build KVER VMBUILD TESTS SKIP WHAT: one guest's initramfs (WHAT: which
 # tests); its name on success. No WHAT: gpsphc.ko alone.
@@ -118,6 +124,7 @@ build() {
 	what="gpsphc.ko and the test initramfs ($5; " only=0
 	[ -n "$5" ] || what="gpsphc.ko (" only=1
 	if GPSPHC_VM_BUILD=$2 GPSPHC_TESTS=$3 GPSPHC_TESTS_SKIP=$4 GPSPHC_TEST_ENV= GPSPHC_TEST_ARGS= GPSPHC_MODULES_ONLY=$only \
+			GPSPHC_VM_USB_SERIAL=$(usb_serial "$1" "$2") \
 			sh "$TOP/tools/testing/vm/build.sh" "$1" >"$log" 2>&1; then
 		# The kernel's compiler, e.g. "x86_64-linux-gnu-gcc-14 (Debian
 		# 14.2.0-19) 14.2.0": its version.
@@ -132,7 +139,7 @@ build() {
 for kver in $KVERS; do
 	case $kver in *-gpsphc-debug) continue ;; esac
 	timed_built="$timed_built $(build "$kver" "$TOP/tools/testing/vm/build" "" \
-		"$UNTIMED_TESTS ynl_cli_test.sh" "timed tests")"
+		"$UNTIMED_TESTS ynl_cli_test.sh gpsphc_usb_serial_test.sh" "timed tests")"
 done
 grep ' build gpsphc.ko' "$results"
 
@@ -180,6 +187,8 @@ fi
 		# netlink, not the threaded interrupt that RT changes.
 		*-rt-*) untimed_built="$untimed_built $(build "$kver" "$UNTIMED_BUILD" \
 			"$UNTIMED_TESTS" "explore_test hostile_test" "untimed tests")" ;;
+		"$USB_KVER") untimed_built="$untimed_built $(build "$kver" "$UNTIMED_BUILD" \
+			"$UNTIMED_TESTS gpsphc_usb_serial_test.sh" "" "untimed tests, USB serial")" ;;
 		*) untimed_built="$untimed_built $(build "$kver" "$UNTIMED_BUILD" \
 			"$UNTIMED_TESTS" "" "untimed tests")" ;;
 		esac
@@ -187,7 +196,7 @@ fi
 	for kver in $untimed_built; do
 		case $kver in *-gpsphc-debug|*-arm64) where=$kver ;; *) where="$kver untimed" ;; esac
 		GPSPHC_VM_BUILD=$UNTIMED_BUILD GPSPHC_VM_UNTIMED=1 GPSPHC_VM_CPUS=$UNTIMED_CPU \
-			timed step "$where" sh "$TOP/tools/testing/vm/run.sh" "$kver" check "$VM_TIMEOUT"
+			GPSPHC_VM_USB_SERIAL=$(usb_serial "$kver" "$UNTIMED_BUILD") timed step "$where" sh "$TOP/tools/testing/vm/run.sh" "$kver" check "$VM_TIMEOUT"
 	done
 	# The appliance's one bound on time is chrony's 2 ms, which a shared
 	# core keeps: it uses the timed lane's module and packages.
