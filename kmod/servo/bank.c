@@ -647,14 +647,15 @@ static bool sv_rejects_agree(const struct gpsphc_servo *s, u64 num, s64 y)
 }
 
 /*
- * Is the edge @num, @near ns from the nearest prediction and @y ns from
+ * Is the edge @rec, @near ns from the nearest prediction and @y ns from
  * the steering filter's, to be taken? False if it is rejected as an
  * outlier. In HOLDOVER, an edge where the filters expect it resumes the
  * state before the loss. Once the filters have scored a few edges, one
  * beyond the outlier bound is rejected, in any state, up to outlier_max
  * in a row, and the next relocks the loop. Once locked, it does so only
- * if it agrees with them (the pulses moved); if they scatter as latency
- * does, rejection goes on, up to GPSPHC_SERVO_SCATTER_RUNS times
+ * if it agrees with them (the pulses moved) and no storm came near
+ * (gpsphc_sv_storm_near()); if they scatter as latency does, rejection
+ * goes on, up to GPSPHC_SERVO_SCATTER_RUNS times
  * outlier_max in a row (while locking, the filters may be what is
  * wrong, and starting them again is the cure). An edge back
  * from holdover with an offset above the step threshold relocks at once
@@ -663,7 +664,8 @@ static bool sv_rejects_agree(const struct gpsphc_servo *s, u64 num, s64 y)
  * clock has converged yet.
  */
 static bool sv_screen(struct gpsphc_servo *s, s64 off, u64 near, u64 g,
-		      u64 num, s64 y, struct gpsphc_servo_out *out)
+		      const struct gpsphc_servo_edge_rec *rec, s64 y,
+		      struct gpsphc_servo_out *out)
 {
 	u32 limit = s->cfg.outlier_max;
 	bool known = s->bank.scored >= SV_KF_SCREEN_EDGES;
@@ -688,9 +690,10 @@ static bool sv_screen(struct gpsphc_servo *s, s64 off, u64 near, u64 g,
 	if (s->rejects < limit ||
 	    (gpsphc_sv_locked(s) &&
 	     s->rejects < limit * GPSPHC_SERVO_SCATTER_RUNS &&
-	     !sv_rejects_agree(s, num, y))) {
+	     (gpsphc_sv_storm_near(s, rec->raw) ||
+	      !sv_rejects_agree(s, rec->num, y)))) {
 		s->rejected[0] = s->rejected[1];
-		s->rejected[1] = (struct gpsphc_servo_reject){ num, y };
+		s->rejected[1] = (struct gpsphc_servo_reject){ rec->num, y };
 		s->rejects++;
 		s->counters.outliers++;
 		out->flags |= GPSPHC_SERVO_OUT_OUTLIER;
@@ -732,8 +735,7 @@ static void sv_bank_sample(struct gpsphc_servo *s,
 				near = min(near, sv_mag(y[i]) >> 16);
 		}
 		m = &b->m[b->best];
-		if (!sv_screen(s, off, near, g, rec->num, y[b->best] / 65536,
-			       out)) {
+		if (!sv_screen(s, off, near, g, rec, y[b->best] / 65536, out)) {
 			/* Aim at the next edge from the filter, not this one. */
 			sv_steer(s, off, sv_kf_pred(m, g + 1) - sv_kf_pred(m, g) -
 				 y[b->best], out);

@@ -27,6 +27,12 @@
  */
 #define SV_STORM_WINDOWS	3
 #define SV_STORM_HOLD_NS	2000000000ULL
+/*
+ * A storm's edges may land in the window between its holds, and a
+ * periodic one lines them up as pulses that moved would: for this long
+ * after a hold, outliers in a row do not relock the loop by agreeing.
+ */
+#define SV_STORM_QUIET_NS	30000000000ULL
 
 /*
  * @d * @adj / (1e9 * 2^16): what a clock running @adj (2^-16 ppb, within
@@ -175,6 +181,11 @@ static bool sv_count_pps(struct gpsphc_servo *s,
 	s->counters.missed += n - 1;
 	rec->num = s->last_num + n;
 	return true;
+}
+
+bool gpsphc_sv_storm_near(const struct gpsphc_servo *s, u64 raw)
+{
+	return s->storm_until && raw < s->storm_until + SV_STORM_QUIET_NS;
 }
 
 /* Number a counted input; false if it is no new second */

@@ -389,6 +389,11 @@ void gpsphc_sv_hist_push(struct gpsphc_servo *s,
 struct gpsphc_servo_edge_rec *gpsphc_sv_hist_at(struct gpsphc_servo *s, u32 k);
 bool gpsphc_sv_count(struct gpsphc_servo *s, struct gpsphc_servo_edge_rec *rec,
 		     s64 phc_ns, bool switched);
+/*
+ * Did a storm hold the count within SV_STORM_QUIET_NS before raw time
+ * @raw? Outliers in a row then say nothing of pulses that moved.
+ */
+bool gpsphc_sv_storm_near(const struct gpsphc_servo *s, u64 raw);
 
 /* estimate.c */
 u32 gpsphc_sv_estimate(struct gpsphc_servo *s,

@@ -150,7 +150,9 @@ struct gpsphc_servo_input_cfg {
  *	and the loop relocks (LOCKING, its filters start again from that
  *	edge). Once LOCKED (and in a HOLDOVER entered from LOCKED), only
  *	if it lies on the line of the last two (the pulses moved: a phase
- *	or rate step); outliers that scatter (latency) are rejected on, up
+ *	or rate step) and no DCD storm held the count in the last 30 s (a
+ *	periodic one lines its edges up too); other outliers (latency,
+ *	what a storm left in the window) are rejected on, up
  *	to %GPSPHC_SERVO_SCATTER_RUNS times @outlier_max in a row, and the
  *	next edge then relocks whatever it says. At least 1.
  * @confirm_n: labels in a row, disagreeing with the count by the same
