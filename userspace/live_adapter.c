@@ -14,7 +14,7 @@
 #define LIVE_NO_PPS_S	5
 
 void live_adapter_probe(struct live_adapter *a, const char *tty_name,
-			int64_t now)
+			uint32_t dev_id, int64_t now)
 {
 	char path[PATH_MAX], link[PATH_MAX], msg[512];
 	const char *name;
@@ -22,6 +22,7 @@ void live_adapter_probe(struct live_adapter *a, const char *tty_name,
 	int up, len;
 	ssize_t n;
 
+	a->dev_id = dev_id;
 	a->since = now;
 	if (uname(&u) || sscanf(u.release, "%d.%d", &a->kmajor,
 				&a->kminor) != 2)
@@ -43,6 +44,12 @@ void live_adapter_probe(struct live_adapter *a, const char *tty_name,
 	log_msg(LOG_INFO, "%s", msg);
 }
 
+void live_adapter_pps_gpio(struct live_adapter *a, const char *pps_gpio)
+{
+	snprintf(a->pps_gpio, sizeof(a->pps_gpio), "%s",
+		 adapter_pps_from_gpio(pps_gpio) ? pps_gpio : "");
+}
+
 void live_adapter_no_pps(struct live_adapter *a, const char *tty_name,
 			 int64_t now)
 {
@@ -53,8 +60,12 @@ void live_adapter_no_pps(struct live_adapter *a, const char *tty_name,
 	    now - a->since < LIVE_NO_PPS_S * 1000000000LL)
 		return;
 	a->said = true;
-	adapter_no_pps_msg(msg, sizeof(msg), tty_name,
-			   a->driver[0] ? a->driver : NULL,
-			   a->kmajor, a->kminor, LIVE_NO_PPS_S);
+	if (a->pps_gpio[0])
+		adapter_no_pps_gpio_msg(msg, sizeof(msg), tty_name, a->pps_gpio,
+					a->dev_id, LIVE_NO_PPS_S);
+	else
+		adapter_no_pps_msg(msg, sizeof(msg), tty_name,
+				   a->driver[0] ? a->driver : NULL,
+				   a->kmajor, a->kminor, LIVE_NO_PPS_S);
 	log_msg(LOG_WARNING, "%s", msg);
 }

@@ -93,6 +93,7 @@ static int live_dev_id_cb(struct nl_msg *msg, void *arg)
 		     nla_get_u32(tb[GPSPHC_A_DEV_PTP_INDEX]) : 0;
 	l->got_state = sv.state;
 	l->got = true;
+	live_adapter_pps_gpio(&l->adapter, status_pps_gpio(tb[GPSPHC_A_DEV_PPS_GPIO]));
 	metrics_from_dev(tb, &sv, &l->metrics.dev);
 	l->metrics.have_dev = true;
 	if (l->o->record)

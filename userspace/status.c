@@ -79,8 +79,7 @@ static bool servo_off(struct nlattr *a)
 
 #define NAME(e, a)	gp_enum_name(GP_ENUM_##e, u32_or0(a))
 
-/* The GPIO line the PPS comes from, or "none": DCD, or a module without it. */
-static const char *pps_gpio(struct nlattr *a)
+const char *status_pps_gpio(const struct nlattr *a)
 {
 	return a && nla_len(a) > 1 && memchr(nla_data(a), '\0', (size_t)nla_len(a)) ?
 	       nla_data(a) : "none";
@@ -282,7 +281,7 @@ static int status_dev_cb(struct nl_msg *msg, void *arg)
 		PUT_U64(j, "rx_latency_ns", u64_or0(tb[GPSPHC_A_DEV_RX_LATENCY_NS]));
 		PUT_BOOL(j, "servo_off", servo_off(tb[GPSPHC_A_DEV_SERVO_OFF]));
 		PUT_STR(j, "clock_servo", NAME(CLOCK_SERVO, tb[GPSPHC_A_DEV_CLOCK_SERVO]));
-		PUT_STR(j, "pps_gpio", pps_gpio(tb[GPSPHC_A_DEV_PPS_GPIO]));
+		PUT_STR(j, "pps_gpio", status_pps_gpio(tb[GPSPHC_A_DEV_PPS_GPIO]));
 	} else {
 		fprintf(c->out, "gpsphc%" PRIu32 " on %s: /dev/ptp%" PRIu32 ", /dev/pps%" PRIu32
 			", on-time edge %s, clock in %s, %s, clock_servo %s, pps_gpio %s\n",
@@ -294,7 +293,7 @@ static int status_dev_cb(struct nl_msg *msg, void *arg)
 			"servo off (the clock is left to ts2phc or ptp4l)" :
 			"servo on",
 			NAME(CLOCK_SERVO, tb[GPSPHC_A_DEV_CLOCK_SERVO]),
-			pps_gpio(tb[GPSPHC_A_DEV_PPS_GPIO]));
+			status_pps_gpio(tb[GPSPHC_A_DEV_PPS_GPIO]));
 	}
 	status_servo(c, j, &sv);
 	status_stats_print(c, j, tb[GPSPHC_A_DEV_STATS]);

@@ -33,6 +33,15 @@ int status_show(FILE *out, bool json, status_dump_fn dump, void *src);
 /* status_show() of the kernel's gpsphc netlink family. */
 int status_run(FILE *out, bool json);
 
+struct nlattr;
+
+/*
+ * The GPIO line the PPS comes from, from a dev-get's GPSPHC_A_DEV_PPS_GPIO
+ * (@a, NULL if absent): the string, or "none" for DCD, an absent or
+ * malformed attribute (a module without the setting).
+ */
+const char *status_pps_gpio(const struct nlattr *a);
+
 /*
  * Pulses off the servo's phase (GPSPHC_A_SERVO_OFF_PHASE_COUNT @count, not
  * 0, and _NS @ns) in words, into @buf: the line of --status and of the log.

@@ -140,3 +140,16 @@ int adapter_no_pps_msg(char *buf, size_t len, const char *tty,
 			tty, secs, driver ? driver : "(not found)",
 			ADAPTER_COARSE);
 }
+
+bool adapter_pps_from_gpio(const char *pps_gpio)
+{
+	return pps_gpio && *pps_gpio && strcmp(pps_gpio, "none");
+}
+
+int adapter_no_pps_gpio_msg(char *buf, size_t len, const char *tty,
+			    const char *line, unsigned int dev_id,
+			    unsigned int secs)
+{
+	return snprintf(buf, len, "%s: no PPS in %u s from GPIO line %s (pps_gpio): check that the receiver's PPS output is on and wired to that line, and that %s names it (cat /sys/class/gpsphc/gpsphc%u/pps_gpio; gpioinfo lists the lines by chip, offset and name, the one in use with consumer gpsphc%u); %s",
+			tty, secs, line, line, dev_id, dev_id, ADAPTER_COARSE);
+}

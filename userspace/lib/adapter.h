@@ -54,4 +54,20 @@ int adapter_no_pps_msg(char *buf, size_t len, const char *tty,
 		       const char *driver, int kmajor, int kminor,
 		       unsigned int secs);
 
+/*
+ * Does the PPS come from a GPIO line? @pps_gpio is the device's pps_gpio
+ * setting as the kernel reports it: NULL (a module without it), "" or
+ * "none" is DCD.
+ */
+bool adapter_pps_from_gpio(const char *pps_gpio);
+
+/*
+ * The same warning when the PPS comes from the GPIO line @line of
+ * gpsphc<@dev_id> (adapter_pps_from_gpio()): the tty's driver has no part
+ * in it; the line's wiring and its name do.
+ */
+int adapter_no_pps_gpio_msg(char *buf, size_t len, const char *tty,
+			    const char *line, unsigned int dev_id,
+			    unsigned int secs);
+
 #endif /* GPSPHC_ADAPTER_H */

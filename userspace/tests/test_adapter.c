@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_adapter.c - which drivers deliver DCD (the admin guide's table,
- * row by row), and gpsphcd's two messages, word for word.
+ * row by row), and gpsphcd's messages, word for word: at attach, and no
+ * PPS on DCD or on a GPIO line.
  */
 #include <stdio.h>
 #include <string.h>
@@ -116,9 +117,25 @@ TEST(no_pps_messages)
 	EXPECT_STREQ("ttyX0: no PPS in 5 s; its driver xyz is not known to deliver DCD changes: check the PPS wiring to DCD, or use an adapter whose driver does: FTDI (ftdi_sio), Prolific PL2303 (pl2303), WCH CH340/CH341 (ch341), a CDC-ACM receiver on Linux 6.6 or later (cdc_acm), or a UART's DCD pin (8250, pl011); coarse mode is running: the clock follows the NMEA sentences, good to milliseconds", buf);
 	adapter_no_pps_msg(buf, sizeof(buf), "ttyS1", NULL, 6, 12, 5);
 	EXPECT_STREQ("ttyS1: no PPS in 5 s; its driver (not found) is not known to deliver DCD changes: check the PPS wiring to DCD, or use an adapter whose driver does: FTDI (ftdi_sio), Prolific PL2303 (pl2303), WCH CH340/CH341 (ch341), a CDC-ACM receiver on Linux 6.6 or later (cdc_acm), or a UART's DCD pin (8250, pl011); coarse mode is running: the clock follows the NMEA sentences, good to milliseconds", buf);
+	/* The PPS from a GPIO line: the line, not the tty's driver. */
+	adapter_no_pps_gpio_msg(buf, sizeof(buf), "ttyAMA0", "GPIO18", 0, 5);
+	EXPECT_STREQ("ttyAMA0: no PPS in 5 s from GPIO line GPIO18 (pps_gpio): check that the receiver's PPS output is on and wired to that line, and that GPIO18 names it (cat /sys/class/gpsphc/gpsphc0/pps_gpio; gpioinfo lists the lines by chip, offset and name, the one in use with consumer gpsphc0); coarse mode is running: the clock follows the NMEA sentences, good to milliseconds", buf);
+	adapter_no_pps_gpio_msg(buf, sizeof(buf), "ttyS0", "pinctrl-bcm2711:18", 3, 5);
+	EXPECT_STREQ("ttyS0: no PPS in 5 s from GPIO line pinctrl-bcm2711:18 (pps_gpio): check that the receiver's PPS output is on and wired to that line, and that pinctrl-bcm2711:18 names it (cat /sys/class/gpsphc/gpsphc3/pps_gpio; gpioinfo lists the lines by chip, offset and name, the one in use with consumer gpsphc3); coarse mode is running: the clock follows the NMEA sentences, good to milliseconds", buf);
 	/* Cut to the buffer, NUL-terminated, the full length returned. */
 	EXPECT_LT(100, adapter_no_pps_msg(buf, 8, "ttyS1", NULL, 6, 12, 5));
 	EXPECT_STREQ("ttyS1: ", buf);
+}
+
+/* Which setting means a GPIO line: DCD for no setting, "" and "none". */
+TEST(pps_from_gpio)
+{
+	EXPECT_FALSE(adapter_pps_from_gpio(NULL));
+	EXPECT_FALSE(adapter_pps_from_gpio(""));
+	EXPECT_FALSE(adapter_pps_from_gpio("none"));
+	EXPECT_TRUE(adapter_pps_from_gpio("GPIO18"));
+	EXPECT_TRUE(adapter_pps_from_gpio("gpiochip0:18"));
+	EXPECT_TRUE(adapter_pps_from_gpio("nonex"));
 }
 
 TEST_HARNESS_MAIN
