@@ -19,6 +19,7 @@
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/pps.h>
 
 #define GPSPHC_LDISC 29			/* N_DEVELOPMENT, the module default */
 
@@ -316,6 +317,26 @@ static inline int gpsphc_pps_index(int id)
 	return atoi(buf + 3);
 }
 
+/*
+ * The last events of the PPS source open on @fd, without waiting (a zero
+ * timeout): 0, or -errno and *@info zeroed.
+ */
+static inline int pps_fetch(int fd, struct pps_kinfo *info)
+{
+	struct pps_fdata fd_data;
+	int ret;
+
+	memset(&fd_data, 0, sizeof(fd_data));
+	ret = ioctl(fd, PPS_FETCH, &fd_data) < 0 ? -errno : 0;
+	*info = fd_data.info;
+	return ret;
+}
+
+static inline long long pps_ktime_ns(const struct pps_ktime *t)
+{
+	return t->sec * 1000000000LL + t->nsec;
+}
+
 static inline long long clock_ns(clockid_t clk)
 {
 	struct timespec ts;
@@ -368,10 +389,10 @@ static inline const char *gpsphc_ko_path(void)
 	return p ? p : "/lib/gpsphc/gpsphc.ko";
 }
 
-/* finit_module() of gpsphc.ko with @params: 0 or -errno. */
-static inline int gpsphc_module_load(const char *params)
+/* finit_module() of the module file @path with @params: 0 or -errno. */
+static inline int module_load(const char *path, const char *params)
 {
-	int fd = open(gpsphc_ko_path(), O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	int ret;
 
 	if (fd < 0)
@@ -381,10 +402,21 @@ static inline int gpsphc_module_load(const char *params)
 	return ret;
 }
 
-/* delete_module("gpsphc") as rmmod does it (never forced): 0 or -errno. */
+/* delete_module(@name) as rmmod does it (never forced): 0 or -errno. */
+static inline int module_unload(const char *name)
+{
+	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
+}
+
+/* finit_module() of gpsphc.ko with @params: 0 or -errno. */
+static inline int gpsphc_module_load(const char *params)
+{
+	return module_load(gpsphc_ko_path(), params);
+}
+
 static inline int gpsphc_module_unload(void)
 {
-	return syscall(SYS_delete_module, "gpsphc", O_NONBLOCK) ? -errno : 0;
+	return module_unload("gpsphc");
 }
 
 static inline bool gpsphc_module_loaded(void)

@@ -98,23 +98,6 @@ static bool got_pps(struct nlt_events *q, void *arg)
 	return nlt_events_count(q, GPSPHC_CMD_PPS_NTF) >= *(int *)arg;
 }
 
-static int pps_fetch(int fd, struct pps_kinfo *info)
-{
-	struct pps_fdata fd_data;
-
-	memset(&fd_data, 0, sizeof(fd_data));
-	/* A zero timeout: return what is there, do not wait. */
-	if (ioctl(fd, PPS_FETCH, &fd_data) < 0)
-		return -errno;
-	*info = fd_data.info;
-	return 0;
-}
-
-static long long ktime_ns(const struct pps_ktime *t)
-{
-	return t->sec * 1000000000LL + t->nsec;
-}
-
 /* One edge by hand: level @level, the event it must produce. */
 struct manual_edge {
 	long long raw0, raw1, real0, real1;	/* around the write to "dcd" */
@@ -177,11 +160,11 @@ static void manual_edges(struct __test_metadata *_metadata,
 
 		/* The same timestamp on /dev/ppsN, as assert or clear. */
 		if (assert) {
-			EXPECT_EQ((long long)e->real_ns, ktime_ns(&k.assert_tu));
+			EXPECT_EQ((long long)e->real_ns, pps_ktime_ns(&k.assert_tu));
 			EXPECT_EQ(k0.assert_sequence + i / 2 + 1, k.assert_sequence);
 			EXPECT_EQ(k0.clear_sequence + (i + 1) / 2, k.clear_sequence);
 		} else {
-			EXPECT_EQ((long long)e->real_ns, ktime_ns(&k.clear_tu));
+			EXPECT_EQ((long long)e->real_ns, pps_ktime_ns(&k.clear_tu));
 			EXPECT_EQ(k0.clear_sequence + i / 2 + 1, k.clear_sequence);
 			EXPECT_EQ(k0.assert_sequence + (i + 1) / 2, k.assert_sequence);
 		}
@@ -270,8 +253,8 @@ TEST_F(pps, pps_source_parameters)
 	EXPECT_TRUE(caps & PPS_CANWAIT);
 	ASSERT_EQ(0, ioctl(self->pps_fd, PPS_GETPARAMS, &p));
 	EXPECT_EQ(PPS_CAPTUREBOTH, p.mode & PPS_CAPTUREBOTH);
-	EXPECT_EQ(0, ktime_ns(&p.assert_off_tu));
-	EXPECT_EQ(0, ktime_ns(&p.clear_off_tu));
+	EXPECT_EQ(0, pps_ktime_ns(&p.assert_off_tu));
+	EXPECT_EQ(0, pps_ktime_ns(&p.clear_off_tu));
 }
 
 /* One line of the fake UART's edge log. */
@@ -377,8 +360,8 @@ TEST_F_TIMEOUT(pps, generator_4s_matches_edge_log, 60)
 	ASSERT_EQ(0, pps_fetch(self->pps_fd, &k));
 	ASSERT_NE(NULL, last_assert);
 	ASSERT_NE(NULL, last_clear);
-	EXPECT_EQ((long long)last_assert->real_ns, ktime_ns(&k.assert_tu));
-	EXPECT_EQ((long long)last_clear->real_ns, ktime_ns(&k.clear_tu));
+	EXPECT_EQ((long long)last_assert->real_ns, pps_ktime_ns(&k.assert_tu));
+	EXPECT_EQ((long long)last_clear->real_ns, pps_ktime_ns(&k.clear_tu));
 }
 
 /*
