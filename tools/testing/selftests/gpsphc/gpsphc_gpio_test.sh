@@ -15,7 +15,8 @@
 # the servo locks; kill -9 of gpsphcd (the tty in the fd store) and the
 # pulses stopping: holdover with the clock running; a gpsphcd restarted
 # with --pps-gpio GPIO18 (the line name) takes the device over and moves
-# it to that line; one with a line that does not exist exits with the
+# it to that line, and says, with no edge on it for 5 s, that no PPS
+# came from that line; one with a line that does not exist exits with the
 # kernel's message; through sysfs, the errors of a bad name (ENODEV,
 # ENOENT), bad syntax (EINVAL) and a line another driver holds (EBUSY,
 # through the legacy sysfs export), the line by device name (gpiochipN);
@@ -104,7 +105,7 @@ print(n)' "$1" "$2" 2>/dev/null || echo 0
 
 phc_s() { phc_ctl "$1" get 2>&1 | sed -n 's/.*clock time is \([0-9]*\)\..*/\1/p'; }
 
-tap_plan 24
+tap_plan 25
 sim_off
 exec 9<>"$tty"
 stored_gpsphcd "$work/err1" gpsphc-gpioemu:0
@@ -169,6 +170,16 @@ until_s 10 grep -qx GPIO18 "$dev/pps_gpio"
 check "restarted_gpsphcd_moves_to_the_line_name" grep -qx GPIO18 "$dev/pps_gpio"
 pulses_through 2.5
 check "line_name_every_edge" test "$e" -eq "$g" -a "$g" -gt 0
+kill -9 "$daemon"
+wait "$daemon" 2>/dev/null
+daemon=
+# No edge on the line for 5 s after a takeover: gpsphcd's warning, once,
+# names the line (the kernel's pps_gpio), not DCD or the tty's driver.
+stored_gpsphcd "$work/err5" GPIO18
+until_s 12 grep -q "no PPS in 5 s" "$work/err5"
+check "no_pps_warning_names_the_line" test "$(grep -cx \
+	"gpsphcd: ${tty##*/}: no PPS in 5 s from GPIO line GPIO18 (pps_gpio): check that the receiver's PPS output is on and wired to that line, and that GPIO18 names it (cat /sys/class/gpsphc/${dev##*/}/pps_gpio; gpioinfo lists the lines by chip, offset and name, the one in use with consumer ${dev##*/}); coarse mode is running: the clock follows the NMEA sentences, good to milliseconds" \
+	"$work/err5")" -eq 1
 kill -9 "$daemon"
 wait "$daemon" 2>/dev/null
 daemon=
@@ -246,5 +257,5 @@ else
 	echo "ok $tap_n rmmod_controller_after_detach # SKIP loaded by someone else"
 fi
 
-[ "$fails" -eq 0 ] || tail -n 20 "$work/err1" "$work/err2" "$work/err4" 2>/dev/null | sed 's/^/# /'
+[ "$fails" -eq 0 ] || tail -n 20 "$work/err1" "$work/err2" "$work/err4" "$work/err5" 2>/dev/null | sed 's/^/# /'
 exit $((fails > 0))
