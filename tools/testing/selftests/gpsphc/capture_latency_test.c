@@ -143,18 +143,13 @@ static pid_t irq_thread_of(int irq, char *comm, size_t size)
 	return pid;
 }
 
-/* One CPU's share of the load; killed by the test, or with it. */
-static void load_loop(int cpu, pid_t parent)
+/*
+ * One CPU's share of the load, once load_start() has made it SCHED_FIFO
+ * on its CPU; killed by the test, or with it.
+ */
+static void load_loop(pid_t parent)
 {
-	struct sched_param sp = { .sched_priority = FIFO_LOAD };
-	cpu_set_t set;
-
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
-		_exit(1);
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set) ||
-	    sched_setscheduler(0, SCHED_FIFO, &sp))
 		_exit(1);
 	for (;;) {
 		long long until = clock_ns(CLOCK_MONOTONIC) + LOAD_ON_NS;
@@ -177,17 +172,24 @@ static void load_stop(FIXTURE_DATA(latency) *self)
 
 static int load_start(FIXTURE_DATA(latency) *self)
 {
+	struct sched_param sp = { .sched_priority = FIFO_LOAD };
 	int cpu, ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	pid_t parent = getpid();
 
 	for (cpu = 0; cpu < ncpu && cpu < MAX_CPUS; cpu++) {
 		pid_t pid = fork();
+		cpu_set_t set;
 
 		if (pid < 0)
 			return -errno;
 		if (!pid)
-			load_loop(cpu, parent);
+			load_loop(parent);
 		self->load[self->nload++] = pid;
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		if (sched_setaffinity(pid, sizeof(set), &set) ||
+		    sched_setscheduler(pid, SCHED_FIFO, &sp))
+			return -errno;
 		/* Out of phase: the CPUs' idle millisecond at other times. */
 		usleep(LOAD_ON_NS / 1000 / ncpu);
 	}
@@ -358,8 +360,12 @@ TEST_F_TIMEOUT(latency, dcd_edges, 120)
 	nlt_events_clear(self->q);
 	edges0 = stat_of(self->id, "pps_edges");
 	dropped0 = stat_of(self->id, "events_dropped");
-	if (variant->load)
-		ASSERT_EQ(0, load_start(self));
+	if (variant->load) {
+		int ret = load_start(self);
+
+		ASSERT_EQ(0, ret) TH_LOG("the SCHED_FIFO %d load: %s", FIFO_LOAD,
+					 strerror(-ret));
+	}
 	/* Above the load and the raised thread: the edges come on time. */
 	ASSERT_EQ(0, sched_setscheduler(0, SCHED_FIFO, &self_fifo));
 
