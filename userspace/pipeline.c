@@ -314,10 +314,10 @@ static void good_sentence(struct pipeline *p, const struct pp_input *in)
 	drain(p, INT64_MAX, true);
 	if (!p->coarse) {
 		if (p->have_pps)
-			log_msg(LOG_WARNING, "no PPS edge for %" PRId64 " s: coarse mode, the first sentence of each second stands in for the edge (millisecond accuracy); check the PPS wiring (DCD)",
+			log_msg(LOG_WARNING, "no PPS edge for %" PRId64 " s: coarse mode, the first sentence of each second stands in for the edge (millisecond accuracy); check the PPS wiring (DCD, or the GPIO line pps_gpio names)",
 			    (t_ns - p->pps_ns) / NS_PER_SEC);
 		else
-			log_msg(LOG_WARNING, "no PPS edge in the first %" PRId64 " s of sentences: coarse mode, the first sentence of each second stands in for the edge (millisecond accuracy); check the PPS wiring (DCD)",
+			log_msg(LOG_WARNING, "no PPS edge in the first %" PRId64 " s of sentences: coarse mode, the first sentence of each second stands in for the edge (millisecond accuracy); check the PPS wiring (DCD, or the GPIO line pps_gpio names)",
 			    (t_ns - p->first_good_ns) / NS_PER_SEC);
 	}
 	p->coarse = true;

@@ -40,7 +40,7 @@ int assoc_pick(const struct assoc_cfg *c, int64_t t_ns, int64_t prev_ns,
 	*delay_ns = INT64_MAX;
 	if (prev_ns == INT64_MIN || prev_ns > t)
 		return gp_err_set(e, ASSOC_E_NO_EDGE,
-				  "sentence at %" PRId64 " ns has no PPS edge before it: check the PPS wiring (DCD) and --offset",
+				  "sentence at %" PRId64 " ns has no PPS edge before it: check the PPS wiring (DCD, or the GPIO line pps_gpio names) and --offset",
 				  t_ns);
 	d = t - prev_ns;
 	*delay_ns = d;

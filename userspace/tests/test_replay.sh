@@ -259,7 +259,7 @@ ok $? "labels past the expiry: one warning, labels go on"
 run coarse-pps-lost-2025 "$here/captures/coarse-pps-lost-2025.expected" \
 	--not-before 2025-01-01 &&
 	[ "$(grep -c ": coarse mode, " "$tmp/err")" -eq 1 ] &&
-	grep -qx "gpsphcd: no PPS edge for 600 s: coarse mode, the first sentence of each second stands in for the edge (millisecond accuracy); check the PPS wiring (DCD)" "$tmp/err" &&
+	grep -qx "gpsphcd: no PPS edge for 600 s: coarse mode, the first sentence of each second stands in for the edge (millisecond accuracy); check the PPS wiring (DCD, or the GPIO line pps_gpio names)" "$tmp/err" &&
 	[ "$(grep -c "PPS edges back: labelling edges" "$tmp/err")" -eq 1 ]
 ok $? "coarse mode: PPS lost for 600 s and back, each switch logged once"
 
