@@ -28,12 +28,14 @@
 #
 # The guest's architecture comes from the kernel's name: Debian's arm64
 # kernels end in -arm64 (run.sh boots them under qemu-system-aarch64),
-# the others are amd64. An arm64 guest cannot run this machine's
-# programs: its selftests are built in the trixie chroot by its
-# aarch64-linux-gnu-gcc, static (no arm64 libc in the guest), its busybox
-# is busybox-static:arm64 (trixie.sh unpacks it beside the kernel), and
-# the programs that need gpsphcd, Python or linuxptp (every shell test,
-# and phc_test's phc_ctl and phc2sys) stay out of its run list.
+# its armhf ones in -armmp or -armmp-lpae (qemu-system-arm), the others
+# are amd64. An arm guest cannot run this machine's programs: its
+# selftests are built in the trixie chroot by its cross gcc
+# (aarch64-linux-gnu-gcc, arm-linux-gnueabihf-gcc), static (no arm libc
+# in the guest), its busybox is busybox-static:arm64 or :armhf (trixie.sh
+# unpacks it beside the kernel), and the programs that need gpsphcd,
+# Python or linuxptp (every shell test, and phc_test's phc_ctl and
+# phc2sys) stay out of its run list.
 set -eu
 
 KVER=$1
@@ -50,8 +52,12 @@ if [ -e "$KROOT/chroot" ]; then
 	KDIR=/usr/src/linux-headers-$KVER
 fi
 
-ARCH=amd64 BUSYBOX=/bin/busybox
-case $KVER in *-arm64) ARCH=arm64 BUSYBOX=$KROOT/usr/bin/busybox ;; esac
+ARCH=amd64 BUSYBOX=/bin/busybox CROSS=
+case $KVER in
+*-arm64) ARCH=arm64 CROSS=aarch64-linux-gnu ;;
+*-armmp|*-armmp-lpae) ARCH=armhf CROSS=arm-linux-gnueabihf ;;
+esac
+[ -z "$CROSS" ] || BUSYBOX=$KROOT/usr/bin/busybox
 
 die() { echo "build.sh: $*" >&2; exit 1; }
 [ -d "$CHROOT$KDIR" ] || die "no headers for $KVER in $CHROOT$KDIR: run 'make deps'"
@@ -59,12 +65,12 @@ if [ "${GPSPHC_MODULES_ONLY:-0}" != 1 ]; then
 	[ -s "$KROOT/boot/vmlinuz-$KVER" ] ||
 		die "no kernel image $KROOT/boot/vmlinuz-$KVER: run 'make deps'"
 	[ -x "$BUSYBOX" ] || die "no busybox for the $ARCH guest at $BUSYBOX: run 'make deps'"
-	if [ $ARCH = arm64 ]; then
-		if [ -z "$CHROOT" ] || [ ! -e "$CHROOT/usr/aarch64-linux-gnu/lib/libc.a" ]; then
-			die "no chroot with libc6-dev-arm64-cross for $KVER's programs: run 'make deps'"
+	if [ -n "$CROSS" ]; then
+		if [ -z "$CHROOT" ] || [ ! -e "$CHROOT/usr/$CROSS/lib/libc.a" ]; then
+			die "no chroot with libc6-dev-$ARCH-cross for $KVER's programs: run 'make deps'"
 		fi
 		[ "${GPSPHC_VM_USB_SERIAL:-0}" != 1 ] ||
-			die "GPSPHC_VM_USB_SERIAL=1: the arm64 guest has no second UART to feed the adapter"
+			die "GPSPHC_VM_USB_SERIAL=1: the $ARCH guest has no second UART to feed the adapter"
 	fi
 fi
 mkdir -p "$OUT"
@@ -114,18 +120,19 @@ kbuild_module gpsphc "$TOP/Kbuild" "$TOP/kmod"
 	kbuild_module gpsphc_gpioemu "$TOP"/tools/testing/gpsphc_gpioemu/*.[ch] "$TOP"/tools/testing/gpsphc_gpioemu/Kbuild
 [ "${GPSPHC_MODULES_ONLY:-0}" = 1 ] && exit 0
 # The guest loads nothing of the image's before ours: Debian builds PPS,
-# PTP, the DPLL core and the serial core in, on amd64 and arm64 alike.
+# PTP, the DPLL core and the serial core in, on amd64, arm64 and armhf
+# alike.
 deps=$(for m in "$OUT"/gpsphc/gpsphc.ko "$OUT"/gpsphc_sim/gpsphc_sim.ko; do
 	[ -f "$m" ] && /sbin/modinfo -F depends "$m"; done | tr ',' '\n' | sort -u | tr '\n' ' ')
 [ -z "${deps% }" ] || die "our modules need $deps from $KVER, which the guest does not load"
 
 # Userspace programs are the same for all kernels of an architecture;
-# build them once. arm64's in the chroot, from a copy of their sources,
-# the uAPI header and the kselftest harness (the selftests' Makefile's
-# KSFT_DIR), laid out as in the tree.
+# build them once. An arm guest's in the chroot, from a copy of their
+# sources, the uAPI header and the kselftest harness (the selftests'
+# Makefile's KSFT_DIR), laid out as in the tree.
 USR=$VMBUILD/user
-if [ $ARCH = arm64 ]; then
-	USR=$VMBUILD/user-arm64
+if [ -n "$CROSS" ]; then
+	USR=$VMBUILD/user-$ARCH
 	cdir=/tmp/gpsphc-selftests-$(echo "$USR" | cksum | cut -d' ' -f1)
 	sdir=$cdir/tools/testing/selftests/gpsphc
 	rm -rf "$CHROOT$cdir"; mkdir -p "$CHROOT$sdir" "$CHROOT$cdir/kmod" "$CHROOT$cdir/ksft"
@@ -136,12 +143,12 @@ if [ $ARCH = arm64 ]; then
 	cp -r "${KSFT_DIR:-$CACHE/linux-source-6.12/tools/testing/selftests}/." "$CHROOT$cdir/ksft/"
 	rc=0
 	chroot "$CHROOT" env -i PATH=/usr/bin:/bin LC_ALL=C.UTF-8 make -s -C "$sdir" \
-		CC=aarch64-linux-gnu-gcc LDFLAGS=-static KSFT_DIR="$cdir/ksft" \
+		CC=$CROSS-gcc LDFLAGS=-static KSFT_DIR="$cdir/ksft" \
 		OUTPUT="$cdir/out" >&2 || rc=$?
 	rm -rf "$USR/selftests"; mkdir -p "$USR"
 	[ $rc -ne 0 ] || cp -r "$CHROOT$cdir/out" "$USR/selftests"
 	rm -rf "$CHROOT$cdir"
-	[ $rc -eq 0 ] || die "building the arm64 selftests failed"
+	[ $rc -eq 0 ] || die "building the $ARCH selftests failed"
 else
 	mkdir -p "$USR"
 	make -s -C "$TOP/tools/testing/selftests/gpsphc" OUTPUT="$USR/selftests" >&2 ||
@@ -177,10 +184,10 @@ for t in ${GPSPHC_TESTS_SKIP:-}; do
 	grep -vxF "$t" "$STAGE/tests/run.list" >"$STAGE/tests/run.list.new" || true
 	mv "$STAGE/tests/run.list.new" "$STAGE/tests/run.list"
 done
-if [ $ARCH = arm64 ]; then
+if [ -n "$CROSS" ]; then
 	bad=$(grep -x 'phc_test\|.*\.sh' "$STAGE/tests/run.list" | tr '\n' ' ')
 	[ -z "$bad" ] || [ -z "${GPSPHC_TESTS:-}" ] ||
-		die "the arm64 guest cannot run $bad(no gpsphcd, Python or linuxptp for arm64)"
+		die "the $ARCH guest cannot run $bad(no gpsphcd, Python or linuxptp for $ARCH)"
 	grep -vx 'phc_test\|.*\.sh' "$STAGE/tests/run.list" >"$STAGE/tests/run.list.new" || true
 	mv "$STAGE/tests/run.list.new" "$STAGE/tests/run.list"
 fi
@@ -193,7 +200,7 @@ if [ -f /usr/share/zoneinfo/leap-seconds.list ]; then
 	cp /usr/share/zoneinfo/leap-seconds.list "$STAGE/usr/share/zoneinfo/"
 fi
 
-# The arm64 guest has what is above: busybox and static programs.
+# An arm guest has what is above: busybox and static programs.
 [ $ARCH = amd64 ] || { pack; exit 0; }
 
 # The kernel's YNL client, the specs and a Python for them (ynl_cli_test.sh).

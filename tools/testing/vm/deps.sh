@@ -15,9 +15,10 @@
 set -eu
 
 CACHE=${GPSPHC_CACHE:-/var/cache/gpsphc}
-# qemu-system-arm: qemu-system-aarch64, for the arm64 guest. Its programs
-# are built in the trixie chroot (trixie.sh): Debian 12's cross compilers
-# and gcc-multilib (the host tests' 32-bit builds) exclude each other.
+# qemu-system-arm: qemu-system-aarch64 and qemu-system-arm, for the arm64
+# and armhf guests. Their programs are built in the trixie chroot
+# (trixie.sh): Debian 12's cross compilers and gcc-multilib (the host
+# tests' 32-bit builds) exclude each other.
 PACKAGES="build-essential make gcc gcc-12 pkg-config kmod cpio busybox-static
 	qemu-system-x86 libnl-3-dev libnl-genl-3-dev linux-source-6.1
 	linux-source-6.12 linuxptp iproute2 sparse tzdata clang libclang-rt-14-dev

@@ -19,6 +19,18 @@
 # with QEMU's own signing algorithm (pauth-impdef=on) rather than the
 # architected QARMA5, which TCG computes slowly. cortex-a57 (ARMv8.0)
 # exercises neither; it runs ldisc_test in 8 to 9 s instead of 12 to 13.
+# An armhf kernel (-armmp, -armmp-lpae) boots under qemu-system-arm on
+# the same board, console ttyAMA0, its vmlinuz a zImage, on a Cortex-A15
+# (ARMv7 with LPAE, as the -lpae flavour needs), in multi-threaded TCG,
+# QEMU's default for an ARM guest: with one thread for both CPUs, each
+# page of a kernel TLB flush broadcast to the other CPU (TLBIMVAAIS)
+# waits for the round-robin to come back to this one, and the boot spends
+# minutes in free_initmem's flush of the kernel's sections
+# (v7wbi_flush_kern_tlb_range, while the other CPU waits in stop_machine).
+# The threads on one host core (make check's lanes) make the guest wait
+# on the host's scheduler: ldisc_test takes 73 s, against 13 s with one
+# CPU, which would leave the races (stress_test, ptp_race_test) no
+# second CPU.
 set -eu
 
 KVER=$1
@@ -51,19 +63,21 @@ if [ "${GPSPHC_VM_USB_SERIAL:-0}" = 1 ]; then
 	usb="$usb -device usb-serial,bus=xhci.0,chardev=usbser"
 	usb="$usb -chardev socket,id=s1,path=$sock,reconnect=1 -serial chardev:s1"
 fi
+tcg=single
 case $KVER in
-*-arm64)
-	[ -z "$usb" ] || { echo "run.sh: GPSPHC_VM_USB_SERIAL=1: not on arm64" >&2; exit 1; }
-	qemu="qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on" console=ttyAMA0 ;;
+*-arm64) qemu="qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on" console=ttyAMA0 ;;
+*-armmp|*-armmp-lpae) qemu="qemu-system-arm -M virt -cpu cortex-a15" console=ttyAMA0 tcg=multi ;;
 *) qemu="qemu-system-x86_64 -cpu max" console=ttyS0 ;;
 esac
+[ -z "$usb" ] || [ $console = ttyS0 ] ||
+	{ echo "run.sh: GPSPHC_VM_USB_SERIAL=1: amd64 guests only" >&2; exit 1; }
 command -v "${qemu%% *}" >/dev/null || { echo "run.sh: no ${qemu%% *}: run 'make deps'" >&2; exit 1; }
 exec 9>"${TMPDIR:-/tmp}/$lock"
 flock 9
 set +e
 # shellcheck disable=SC2086 # $qemu and $usb are several arguments
 timeout -k 5 "$TIMEOUT" ${GPSPHC_VM_CPUS:+taskset -c "$GPSPHC_VM_CPUS"} \
-	$qemu -accel tcg,thread=single -smp 2 -m 1024 \
+	$qemu -accel tcg,thread=$tcg -smp 2 -m 1024 \
 	-nographic -no-reboot -nodefaults -serial stdio $usb \
 	-kernel "$CACHE/kernel-$KVER/boot/vmlinuz-$KVER" -initrd "$OUT/initramfs.cpio.gz" \
 	-append "console=$console slub_debug=FZPU loglevel=3 panic=-1 oops=panic gpsphc.mode=$MODE" \

@@ -11,8 +11,8 @@
 #                    date with trixie-updates and trixie-security; in it
 #                    make, gcc-14, libelf-dev, the cross compilers
 #                    gcc-aarch64-linux-gnu and gcc-arm-linux-gnueabihf,
-#                    libc6-dev-arm64-cross (the arm64 guest's static
-#                    programs), and the headers of the newest
+#                    libc6-dev-arm64-cross and libc6-dev-armhf-cross (the
+#                    arm guests' static programs), and the headers of the newest
 #                    6.12.x+deb13 kernel for amd64 and rt-amd64,
 #                    installed. The same version's arm64 and armmp-lpae
 #                    headers are unpacked into it with dpkg -x
@@ -21,13 +21,15 @@
 #                    serve them, as Debian's cross builds do.
 #   kernel-KVER/     per kernel: 'chroot', a link to trixie/root (build.sh
 #                    then builds KVER's modules inside it, against its
-#                    /usr/src/linux-headers-KVER); for amd64, rt-amd64 and
-#                    arm64 also the image's boot/vmlinuz-KVER and
-#                    usr/lib/modules, unpacked from linux-image-KVER-unsigned
-#                    for the guests; for arm64 also usr/bin/busybox, from
-#                    busybox-static:arm64, the arm64 guest's shell and tools.
-#   kernels.mk       KVER_DEB13, KVER_DEB13_RT, KVER_DEB13_ARM64 (booted by
-#                    make check), KVER_DEB13_ARMHF (built only).
+#                    /usr/src/linux-headers-KVER); for each also the
+#                    image's boot/vmlinuz-KVER and usr/lib/modules,
+#                    unpacked from linux-image-KVER-unsigned (armhf has
+#                    no signed image: linux-image-KVER) for the guests;
+#                    for arm64 and armmp-lpae also usr/bin/busybox, from
+#                    busybox-static:arm64 or :armhf, the arm guests'
+#                    shell and tools.
+#   kernels.mk       KVER_DEB13, KVER_DEB13_RT, KVER_DEB13_ARM64 and
+#                    KVER_DEB13_ARMHF, all booted by make check.
 #
 # Idempotent. Warm, it only checks that every piece is in place (well
 # under a second). Once a day, like deps.sh, it updates the chroot and
@@ -47,30 +49,42 @@ LOG=$T/trixie.log
 RECIPE=1
 SUITE=trixie
 # perl: W=1 runs scripts/kernel-doc, which needs Pod::Usage.
-# libc6-dev-arm64-cross: the arm64 guest's static selftests (build.sh).
+# libc6-dev-arm64-cross, libc6-dev-armhf-cross: the arm guests' static
+# selftests (build.sh).
 PKGS="make gcc-14 libc6-dev libelf-dev bc kmod xz-utils zstd perl
-	gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross"
+	gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross
+	libc6-dev-armhf-cross"
 WANT="recipe=$RECIPE pkgs=$(echo $PKGS | cksum | cut -d' ' -f1)"
 
 die() { echo "trixie.sh: $*" >&2; exit 1; }
 say() { echo "trixie.sh: $*" >&2; }
 
-# complete K: every piece for the kernels of ABI K (e.g. 6.12.57+deb13) is
+# The images the guests boot, FLAVOUR:ARCH; the last two are the arm
+# guests', whose busybox comes from busybox-static:ARCH.
+IMAGES="amd64:amd64 rt-amd64:amd64 arm64:arm64 armmp-lpae:armhf"
+ARM="arm64:arm64 armmp-lpae:armhf"
+
+# in_place K: every piece for the kernels of ABI K (e.g. 6.12.57+deb13) is
 # in place; names the first missing one on stdout otherwise.
-complete() {
+in_place() {
 	for f in usr/bin/gcc-14 usr/bin/make usr/bin/aarch64-linux-gnu-gcc-14 \
 			usr/bin/arm-linux-gnueabihf-gcc-14 usr/aarch64-linux-gnu/lib/libc.a \
+			usr/arm-linux-gnueabihf/lib/libc.a \
 			usr/src/linux-headers-$1-amd64/Makefile \
 			usr/src/linux-headers-$1-rt-amd64/Makefile \
 			usr/src/linux-headers-$1-arm64/Makefile \
 			usr/src/linux-headers-$1-armmp-lpae/Makefile; do
 		[ -e "$ROOT/$f" ] || { echo "$ROOT/$f"; return 1; }
 	done
-	for f in "$1-amd64/boot/vmlinuz-$1-amd64" "$1-rt-amd64/boot/vmlinuz-$1-rt-amd64" \
-			"$1-arm64/boot/vmlinuz-$1-arm64" "$1-arm64/usr/bin/busybox" \
-			"$1-amd64/chroot/usr" "$1-rt-amd64/chroot/usr" \
-			"$1-arm64/chroot/usr" "$1-armmp-lpae/chroot/usr"; do
-		[ -e "$CACHE/kernel-$f" ] || { echo "$CACHE/kernel-$f"; return 1; }
+	for i in $IMAGES; do
+		d=$1-${i%:*}
+		for f in "$d/boot/vmlinuz-$d" "$d/chroot/usr"; do
+			[ -e "$CACHE/kernel-$f" ] || { echo "$CACHE/kernel-$f"; return 1; }
+		done
+	done
+	for i in $ARM; do
+		f=$CACHE/kernel-$1-${i%:*}/usr/bin/busybox
+		[ -e "$f" ] || { echo "$f"; return 1; }
 	done
 }
 
@@ -101,7 +115,7 @@ flock 9 || die "cannot lock $T/lock"
 # Fast path: made by this recipe, refreshed within a day, all in place.
 if stamp_ok && [ -z "$(find "$T/stamp" -mmin +1440)" ] && [ "${GPSPHC_TRIXIE_REFRESH:-0}" != 1 ]; then
 	k=$(sed -n 2p "$T/stamp")
-	if complete "$k" >/dev/null; then
+	if in_place "$k" >/dev/null; then
 		register "$k"
 		exit 0
 	fi
@@ -147,7 +161,7 @@ fi
 old=
 [ -f "$T/stamp" ] && old=$(sed -n 2p "$T/stamp")
 fallback() {
-	if [ -n "$old" ] && complete "$old" >/dev/null; then
+	if [ -n "$old" ] && in_place "$old" >/dev/null; then
 		say "warning: $*; keeping the cached $old kernels (log: $LOG)"
 		register "$old"
 		exit 0
@@ -169,29 +183,32 @@ in_root apt-get install -y -q --no-install-recommends $PKGS \
 
 # 3. Downloads, inside the chroot (its apt knows trixie and the foreign
 # architectures), of what is missing: the foreign headers, the booted
-# kernels' images, and busybox-static:arm64 for the arm64 guest (whose
-# userspace cannot be this machine's). An image is unpacked into a new
-# directory, which then replaces the kernel's: an interrupted unpack is
-# done again. busybox goes into the arm64 kernel's directory after its
+# kernels' images, and busybox-static:arm64 and :armhf for the arm guests
+# (whose userspace cannot be this machine's). An image is unpacked into a
+# new directory, which then replaces the kernel's: an interrupted unpack
+# is done again. busybox goes into the arm kernel's directory after its
 # image (with it when both are new).
 dl=/var/cache/gpsphc-download
-if ! complete "$k" >/dev/null; then
+if ! in_place "$k" >/dev/null; then
 	pkgs='' images=''
-	for h in arm64:arm64 armmp-lpae:armhf; do
+	for h in $ARM; do
 		[ -e "$ROOT/usr/src/linux-headers-$k-${h%:*}/Makefile" ] ||
 			pkgs="$pkgs linux-headers-$k-$h"
 	done
-	for flavour in amd64 rt-amd64 arm64; do
+	for i in $IMAGES; do
+		flavour=${i%:*}
 		[ -s "$CACHE/kernel-$k-$flavour/boot/vmlinuz-$k-$flavour" ] && continue
 		images="$images $flavour"
 		case $flavour in
-		arm64) pkgs="$pkgs linux-image-$k-arm64-unsigned:arm64" ;;
-		*) pkgs="$pkgs linux-image-$k-$flavour-unsigned" ;;
+		armmp-lpae) pkgs="$pkgs linux-image-$k-$i" ;;
+		*) pkgs="$pkgs linux-image-$k-$flavour-unsigned:${i#*:}" ;;
 		esac
 	done
-	bb=$CACHE/kernel-$k-arm64/usr/bin/busybox
-	case " $images " in *" arm64 "*) rm -f "$bb" ;; esac
-	[ -x "$bb" ] || pkgs="$pkgs busybox-static:arm64"
+	for i in $ARM; do
+		bb=$CACHE/kernel-$k-${i%:*}/usr/bin/busybox
+		case " $images " in *" ${i%:*} "*) rm -f "$bb" ;; esac
+		[ -x "$bb" ] || pkgs="$pkgs busybox-static:${i#*:}"
+	done
 	say "downloading$pkgs"
 	rm -rf "$ROOT$dl"; mkdir -p "$ROOT$dl"
 	in_root sh -c "cd $dl && apt-get download -q $pkgs" >>"$LOG" 2>&1 ||
@@ -203,26 +220,32 @@ if ! complete "$k" >/dev/null; then
 	for flavour in $images; do
 		kroot=$CACHE/kernel-$k-$flavour
 		rm -rf "$kroot.new"; mkdir -p "$kroot.new"
-		dpkg-deb -x "$ROOT$dl"/linux-image-"$k-$flavour"-unsigned_*.deb "$kroot.new" ||
-			die "unpacking linux-image-$k-$flavour-unsigned into $kroot.new failed"
+		for deb in "$ROOT$dl/linux-image-$k-$flavour"-unsigned_*.deb \
+				"$ROOT$dl/linux-image-$k-$flavour"_*.deb; do
+			[ -e "$deb" ] && break
+		done
+		dpkg-deb -x "$deb" "$kroot.new" ||
+			die "unpacking linux-image-$k-$flavour into $kroot.new failed"
 		[ -s "$kroot.new/boot/vmlinuz-$k-$flavour" ] ||
-			die "no boot/vmlinuz-$k-$flavour in linux-image-$k-$flavour-unsigned"
+			die "no boot/vmlinuz-$k-$flavour in ${deb##*/}"
 		rm -rf "$kroot"; mv "$kroot.new" "$kroot"
 	done
-	if [ ! -x "$bb" ]; then
+	for i in $ARM; do
+		bb=$CACHE/kernel-$k-${i%:*}/usr/bin/busybox a=${i#*:}
+		[ -x "$bb" ] && continue
 		rm -rf "$ROOT$dl/busybox"
-		dpkg-deb -x "$ROOT$dl"/busybox-static_*_arm64.deb "$ROOT$dl/busybox" ||
-			die "unpacking busybox-static:arm64 failed"
-		[ -x "$ROOT$dl/busybox/usr/bin/busybox" ] || die "no usr/bin/busybox in busybox-static:arm64"
+		dpkg-deb -x "$ROOT$dl"/busybox-static_*_"$a".deb "$ROOT$dl/busybox" ||
+			die "unpacking busybox-static:$a failed"
+		[ -x "$ROOT$dl/busybox/usr/bin/busybox" ] || die "no usr/bin/busybox in busybox-static:$a"
 		mkdir -p "${bb%/*}"
 		if ! cp "$ROOT$dl/busybox/usr/bin/busybox" "$bb.new" || ! mv "$bb.new" "$bb"; then
-			die "cannot copy busybox-static:arm64's busybox to $bb"
+			die "cannot copy busybox-static:$a's busybox to $bb"
 		fi
-	fi
+	done
 	rm -rf "$ROOT$dl"
-	for flavour in amd64 rt-amd64 arm64 armmp-lpae; do
-		mkdir -p "$CACHE/kernel-$k-$flavour"
-		ln -sfn ../trixie/root "$CACHE/kernel-$k-$flavour/chroot"
+	for i in $IMAGES; do
+		mkdir -p "$CACHE/kernel-$k-${i%:*}"
+		ln -sfn ../trixie/root "$CACHE/kernel-$k-${i%:*}/chroot"
 	done
 fi
 
@@ -237,7 +260,7 @@ if [ -n "$old" ] && [ "$old" != "$k" ]; then
 fi
 in_root apt-get clean >>"$LOG" 2>&1 || true
 
-missing=$(complete "$k") || die "after the set-up, $missing is missing (log: $LOG)"
+missing=$(in_place "$k") || die "after the set-up, $missing is missing (log: $LOG)"
 printf '%s\n%s\n' "$WANT" "$k" >"$T/stamp.tmp"
 mv "$T/stamp.tmp" "$T/stamp"
 register "$k"

@@ -23,30 +23,39 @@
 
 /*
  * A set of errno values (all below 128), built by a call so that it can
- * be kept in a variable beyond the block that chose it.
+ * be kept in a variable beyond the block that chose it. Two 64-bit words,
+ * not an unsigned __int128, which 32-bit targets (armhf) do not have.
  */
-typedef unsigned __int128 errset_t;
+typedef struct {
+	uint64_t bits[2];
+} errset_t;
 
 static inline errset_t errset_of(int err, ...)
 {
-	errset_t set = 0;
+	errset_t set = { { 0, 0 } };
 	va_list ap;
 
 	va_start(ap, err);
 	for (; err; err = va_arg(ap, int))
 		if (err > 0 && err < 128)
-			set |= (errset_t)1 << err;
+			set.bits[err / 64] |= (uint64_t)1 << (err % 64);
 	va_end(ap);
 	return set;
 }
 
 #define ERRNOS(...)	errset_of(__VA_ARGS__, 0)
-#define NO_ERRNOS	((errset_t)0)
+#define NO_ERRNOS	((errset_t){ { 0, 0 } })
 
 /* Is -@err (a negative errno) in @set? */
 static inline bool errno_in(int err, errset_t set)
 {
-	return err < 0 && err > -128 && (set >> -err) & 1;
+	return err < 0 && err > -128 && (set.bits[-err / 64] >> (-err % 64)) & 1;
+}
+
+/* Does @set hold no errno at all? */
+static inline bool errset_empty(errset_t set)
+{
+	return !(set.bits[0] | set.bits[1]);
 }
 
 /*

@@ -1356,7 +1356,7 @@ static enum outcome op_nl_set(struct worker *w)
 	else
 		refused = NO_ERRNOS;
 	return nl_judge(w, "dev-set", ret, &res, refused,
-			refused || anchor ? NO_ERRNOS : ERRNOS(ENODEV));
+			!errset_empty(refused) || anchor ? NO_ERRNOS : ERRNOS(ENODEV));
 }
 
 /*
