@@ -2,8 +2,8 @@
 /*
  * Helpers for the explorers (explore_test.c): their seed and duration
  * from the environment, which kernel this is, loading and unloading
- * gpsphc.ko, CAP_SYS_TIME dropped for one call of one thread, errno sets,
- * and a watch on the kernel log.
+ * gpsphc.ko, CAP_SYS_TIME dropped for one call of one thread, errno sets;
+ * the watch on the kernel log is kmsg_watch.h's.
  */
 #ifndef GPSPHC_EXPLORE_HELPERS_H
 #define GPSPHC_EXPLORE_HELPERS_H
@@ -20,6 +20,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #include <linux/capability.h>
+
+#include "kmsg_watch.h"
 
 /*
  * A set of errno values (all below 128), built by a call so that it can
@@ -121,81 +123,6 @@ static inline int cap_sys_time_effective(bool on)
 	else
 		d[CAP_TO_INDEX(CAP_SYS_TIME)].effective &= ~CAP_TO_MASK(CAP_SYS_TIME);
 	return syscall(SYS_capset, &h, d) ? -errno : 0;
-}
-
-/* ---- the kernel log -------------------------------------------------------- */
-
-#define KMSG_KEEP	8
-
-/*
- * What the kernel logged since kmsg_watch_open(), scanned for the reports
- * that mean a kernel bug (the guest's init looks for the same ones at the
- * end of the run; this says which case caused them). Read as it comes,
- * so that a flood of "attached to" lines cannot push a report out of the
- * ring buffer before it is seen.
- */
-struct kmsg_watch {
-	int fd;
-	long bad;		/* records that matched */
-	long lost;		/* times records were overwritten unread */
-	char line[KMSG_KEEP][240];
-};
-
-static const char *const kmsg_bad_words[] = {
-	"WARNING:", "BUG:", "Oops", "general protection", "scheduling while atomic",
-	"UBSAN:", "detected stall", "soft lockup", "blocked for more than",
-	"possible circular locking", "inconsistent lock state",
-	"possible recursive locking", "suspicious RCU usage", "list_add corruption",
-	"list_del corruption", "refcount_t:", "suspected memory leak", "Kernel panic",
-};
-
-/* Start watching from the end of the log: 0 or -errno. */
-static inline int kmsg_watch_open(struct kmsg_watch *k)
-{
-	memset(k, 0, sizeof(*k));
-	k->fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (k->fd < 0)
-		return -errno;
-	lseek(k->fd, 0, SEEK_END);
-	return 0;
-}
-
-/* Read every record logged since the last call. */
-static inline void kmsg_watch_drain(struct kmsg_watch *k)
-{
-	char rec[2048];
-	unsigned int i;
-
-	while (k->fd >= 0) {
-		ssize_t n = read(k->fd, rec, sizeof(rec) - 1);
-		char *msg;
-
-		if (n < 0 && errno == EPIPE) {
-			k->lost++;
-			continue;
-		}
-		if (n <= 0)
-			break;
-		rec[n] = '\0';
-		msg = strchr(rec, ';');
-		msg = msg ? msg + 1 : rec;
-		for (i = 0; i < sizeof(kmsg_bad_words) / sizeof(kmsg_bad_words[0]); i++) {
-			if (!strstr(msg, kmsg_bad_words[i]))
-				continue;
-			if (k->bad < KMSG_KEEP)
-				snprintf(k->line[k->bad], sizeof(k->line[0]), "%.*s",
-					 (int)strcspn(msg, "\n"), msg);
-			k->bad++;
-			break;
-		}
-	}
-}
-
-static inline void kmsg_watch_close(struct kmsg_watch *k)
-{
-	if (k->fd >= 0)
-		close(k->fd);
-	k->fd = -1;
 }
 
 #endif /* GPSPHC_EXPLORE_HELPERS_H */

@@ -31,6 +31,7 @@
 #include "gpsphc_test.h"
 #include "nl_helpers.h"
 #include "phc_helpers.h"
+#include "kmsg_watch.h"
 
 #define PORT		2
 #define PORT_B		3
@@ -73,7 +74,7 @@ FIXTURE(gpio) {
 	int fd, fd_b;		/* PORT's and PORT_B's ttys, or -1 */
 	int id;			/* PORT's device */
 	int pps_fd, ptp_fd;
-	int kmsg;		/* /dev/kmsg, from the setup on */
+	struct kmsg_watch kmsg;	/* the kernel log, from the setup on */
 	struct nlt_sock nl;
 	struct nlt_events *q;
 };
@@ -217,52 +218,6 @@ static bool gone_within(int id, int ms)
 	return access(path, F_OK) != 0;
 }
 
-/* ---- the kernel log -------------------------------------------------------- */
-
-/* /dev/kmsg from its end: what the kernel logs from now on, or -1. */
-static int kmsg_open(void)
-{
-	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-
-	if (fd >= 0)
-		lseek(fd, 0, SEEK_END);
-	return fd;
-}
-
-/*
- * The first record logged since kmsg_open() that the guest's dmesg check
- * fails on, or that the interrupt core logs about a misbehaving
- * interrupt, into @bad; false if none.
- */
-static bool kmsg_bad(int fd, char *bad, size_t size)
-{
-	static const char *const pat[] = {
-		"WARNING:", "BUG:", "Oops", "general protection",
-		"scheduling while atomic", "sleeping function called",
-		"UBSAN:", "soft lockup", "hung_task", "circular locking",
-		"inconsistent lock state", "nobody cared", "Unbalanced enable",
-		"genirq:",
-	};
-	char rec[8192];
-	unsigned int i;
-	ssize_t n;
-
-	while ((n = read(fd, rec, sizeof(rec) - 1)) != 0) {
-		if (n < 0 && errno == EPIPE)
-			continue;	/* overwritten: read on */
-		if (n < 0)
-			break;		/* EAGAIN: no more */
-		rec[n] = '\0';
-		for (i = 0; i < ARRAY_SIZE(pat); i++) {
-			if (strstr(rec, pat[i])) {
-				snprintf(bad, size, "%.*s", (int)size - 1, rec);
-				return true;
-			}
-		}
-	}
-	return false;
-}
-
 /* ---- the fixture ----------------------------------------------------------- */
 
 FIXTURE_SETUP(gpio)
@@ -273,7 +228,7 @@ FIXTURE_SETUP(gpio)
 	self->fd = self->fd_b = self->pps_fd = self->ptp_fd = -1;
 	self->nl.fd = -1;
 	self->q = NULL;
-	self->kmsg = kmsg_open();
+	kmsg_watch_open(&self->kmsg);
 	if (access(EMU_DIR, F_OK)) {
 		ret = module_load(EMU_KO, "");
 		if (ret == -ENOENT)
@@ -330,8 +285,7 @@ FIXTURE_TEARDOWN(gpio)
 	/* Every line released: nothing holds the module. */
 	if (self->loaded)
 		EXPECT_EQ(0, module_unload(EMU_MODULE));
-	if (self->kmsg >= 0)
-		close(self->kmsg);
+	kmsg_watch_close(&self->kmsg);
 }
 
 static int pps_events(const struct nlt_events *q)
@@ -348,11 +302,10 @@ static bool more_pps(struct nlt_events *q, void *arg)
 static void expect_kmsg_clean(struct __test_metadata *_metadata,
 			      FIXTURE_DATA(gpio) *self)
 {
-	char bad[512];
-
-	if (self->kmsg < 0)
+	if (self->kmsg.fd < 0)
 		return;
-	EXPECT_FALSE(kmsg_bad(self->kmsg, bad, sizeof(bad))) TH_LOG("kernel log: %s", bad);
+	kmsg_watch_drain(&self->kmsg);
+	EXPECT_EQ(0, self->kmsg.bad) TH_LOG("kernel log: %s", self->kmsg.line[0]);
 }
 
 /*
