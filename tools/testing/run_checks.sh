@@ -69,7 +69,8 @@ KVERS=$(kmk KVER_61 KVER_DEB13 KVER_DEB13_RT KVER_DEBUG)
 ARM_KVERS=$(kmk KVER_DEB13_ARM64 KVER_DEB13_ARMHF)
 MODULE_KVERS=$(kmk KVER_612)
 # The kernel the Debian 12 appliance boots, in the timed lane.
-APPLIANCE_TIMED=$(kmk1 KVER_61)
+KVER_61=$(kmk1 KVER_61)
+APPLIANCE_TIMED=$KVER_61
 
 # timed STEP...: run STEP and say how long it took, for make check's budget.
 timed() {
@@ -111,7 +112,6 @@ DEBUG_TESTS="module_test framing_test netlink_test gpio_test stress_test ptp_rac
 # without gpsphcd (gpio_test: counts, stamps within 50 ms; the timed
 # guests run gpsphcd's GPIO test), the YNL client and the USB adapter.
 TIMED_SKIP="$UNTIMED_TESTS gpio_test ynl_cli_test.sh gpsphc_usb_serial_test.sh"
-KVER_61=$(kmk1 KVER_61)
 # The arm guests (Debian 13's arm64 kernel under qemu-system-aarch64,
 # its armhf one under qemu-system-arm; static programs: see build.sh) run
 # what the debug kernel's does but the YNL client, and ldisc_test: no
