@@ -69,8 +69,7 @@ KVERS=$(kmk KVER_61 KVER_DEB13 KVER_DEB13_RT KVER_DEBUG)
 ARM_KVERS=$(kmk KVER_DEB13_ARM64 KVER_DEB13_ARMHF)
 MODULE_KVERS=$(kmk KVER_612)
 # The kernel the Debian 12 appliance boots, in the timed lane.
-KVER_61=$(kmk1 KVER_61)
-APPLIANCE_TIMED=$KVER_61
+APPLIANCE_TIMED=$(kmk1 KVER_61)
 
 # timed STEP...: run STEP and say how long it took, for make check's budget.
 timed() {
@@ -89,9 +88,7 @@ timed() {
 # input (the clock within 1 ms of the truth after a storm), gpsphcd's
 # recovery (labels again, the servo locked again within 30 s) and the
 # DPLL device (dpll_test.sh: lock status changes within seconds; it
-# skips on 6.1, which has no DPLL core). On 6.1 the hostile input runs in
-# the timed guest instead, which balances the two lanes (make check's
-# 40 min): it is stress, not a measurement, and runs alone there.
+# skips on 6.1, which has no DPLL core).
 # That guest has a core of its own as the timed one has (a TCG guest is
 # one thread); what it must not have is the timed guest's precision
 # bounds, as builds in either lane may share its core for a while. The
@@ -151,10 +148,8 @@ build() {
 }
 for kver in $KVERS; do
 	case $kver in *-gpsphc-debug) continue ;; esac
-	skip=$TIMED_SKIP
-	[ "$kver" != "$KVER_61" ] || skip=$(echo "$TIMED_SKIP" | sed 's/ hostile_test / /')
 	timed_built="$timed_built $(build "$kver" "$TOP/tools/testing/vm/build" "" \
-		"$skip" "timed tests")"
+		"$TIMED_SKIP" "timed tests")"
 done
 grep ' build gpsphc.ko' "$results"
 
@@ -206,8 +201,6 @@ fi
 		# interrupt on RT.
 		*-rt-*) untimed_built="$untimed_built $(build "$kver" "$UNTIMED_BUILD" \
 			"$UNTIMED_TESTS gpio_test" "explore_test hostile_test" "untimed tests")" ;;
-		"$KVER_61") untimed_built="$untimed_built $(build "$kver" "$UNTIMED_BUILD" \
-			"$UNTIMED_TESTS" "hostile_test" "untimed tests")" ;;
 		"$USB_KVER") untimed_built="$untimed_built $(build "$kver" "$UNTIMED_BUILD" \
 			"$UNTIMED_TESTS gpsphc_usb_serial_test.sh" "" "untimed tests, USB serial")" ;;
 		*) untimed_built="$untimed_built $(build "$kver" "$UNTIMED_BUILD" \
