@@ -44,7 +44,8 @@
  * event queue gpsphc_dpll_notify() last, when the device and its pin are
  * whole. gpsphc_dpll_unregister() runs in detach right after the queue
  * is stopped (gpsphc_dev_kill(): no notification is pending or can be
- * queued), before the PTP clock goes. dpll_device_unregister() and
+ * queued), before the PTP clock goes, and takes the watcher back before
+ * anything else, under the queue's order. dpll_device_unregister() and
  * dpll_pin_unregister() take dpll_lock, under which every op runs: once
  * they return, no op is running or can start, and the device structure,
  * which the ops reach through their priv pointer, outlives them.
@@ -256,13 +257,16 @@ out_put_dpll:
  * gpsphc_dpll_unregister() - remove the DPLL device and its pin
  * @gdev: the device, its event queue stopped (gpsphc_events_stop())
  *
- * Waits, through dpll_lock, for ops in progress; none runs after it.
- * Nothing to do if gpsphc_dpll_register() failed or never ran.
+ * The watcher goes first, under the queue's order, so that no
+ * notification can reach the device once it is gone. Waits, through
+ * dpll_lock, for ops in progress; none runs after it. Nothing to do if
+ * gpsphc_dpll_register() failed or never ran.
  */
 void gpsphc_dpll_unregister(struct gpsphc_dev *gdev)
 {
 	if (!gdev->dpll)
 		return;
+	gpsphc_events_unwatch_state(gdev);
 	dpll_pin_unregister(gdev->dpll, gdev->dpll_pin, &gpsphc_dpll_pin_ops,
 			    gdev);
 	dpll_pin_put(gdev->dpll_pin);

@@ -158,9 +158,18 @@ static void gpsphc_events_work(struct work_struct *work)
 						 events.work);
 	struct gpsphc_events *q = &gdev->events;
 	unsigned long flags;
-	bool state;
+	bool dead, state;
 
 	mutex_lock(&q->order);
+	/*
+	 * Queued before the device began to detach, run after: detach waits
+	 * for this run (gpsphc_events_stop()), and nothing of it is wanted.
+	 */
+	spin_lock_irqsave(&q->lock, flags);
+	dead = q->dead;
+	spin_unlock_irqrestore(&q->lock, flags);
+	if (dead)
+		goto out_unlock;
 	/*
 	 * Nobody listens any more: the DCD path asks again from now on.
 	 * What is queued still goes to the sink, which asks again itself,
@@ -177,6 +186,7 @@ static void gpsphc_events_work(struct work_struct *work)
 		gpsphc_sink->state(gdev);
 	if (state && q->state_watch)
 		q->state_watch(gdev);
+out_unlock:
 	mutex_unlock(&q->order);
 }
 
@@ -262,8 +272,9 @@ void gpsphc_events_post_state(struct gpsphc_dev *gdev)
  * For an interface of the device that must hear of every change whether
  * or not anyone listens to netlink (its DPLL device). @watch is called
  * once now, under the order, for a change that came before it was set.
- * Detach stops the queue (gpsphc_events_stop()) before it takes down
- * what @watch uses: no call is running or comes after that.
+ * Detach stops the queue (gpsphc_events_stop()), and the owner clears
+ * the watcher (gpsphc_events_unwatch_state()), before it takes down what
+ * @watch uses: no call is running or comes after that.
  *
  * Context: process, once @watch can run; takes the queue's order.
  */
@@ -273,6 +284,25 @@ void gpsphc_events_watch_state(struct gpsphc_dev *gdev,
 	mutex_lock(&gdev->events.order);
 	WRITE_ONCE(gdev->events.state_watch, watch);
 	watch(gdev);
+	mutex_unlock(&gdev->events.order);
+}
+
+/**
+ * gpsphc_events_unwatch_state() - no state watcher any more
+ * @gdev: the device, its queue stopped (gpsphc_events_stop())
+ *
+ * For the watcher's owner before it takes down what the watcher uses.
+ * The worker reads the watcher under the queue's order, and a stopped
+ * queue runs no more work: clearing it under the order as well makes a
+ * call after this impossible whatever queued the work.
+ *
+ * Context: process; takes the queue's order.
+ */
+void gpsphc_events_unwatch_state(struct gpsphc_dev *gdev)
+{
+	mutex_lock(&gdev->events.order);
+	WARN_ON_ONCE(!gdev->events.dead);
+	WRITE_ONCE(gdev->events.state_watch, NULL);
 	mutex_unlock(&gdev->events.order);
 }
 
@@ -342,7 +372,8 @@ u64 gpsphc_events_dropped(struct gpsphc_dev *gdev)
  * @gdev: the device
  *
  * Nothing queues the work once the flag is set, under the lock every
- * queuer holds, so the cancel that follows is final.
+ * queuer holds, so the cancel that follows is final; a run queued before
+ * and started since sees the flag and sends nothing.
  *
  * Context: detach, after the device left every lookup.
  */

@@ -73,8 +73,8 @@ struct gpsphc_pps_event {
  * @work:	empties @queue a tick after the edge that found it empty, and
  *		sends the state
  * @state_watch: also told of every state change, listened to or not
- *		(the DPLL device); set under @order once, read by @work under
- *		it
+ *		(the DPLL device); set and cleared under @order, read by
+ *		@work under it
  */
 struct gpsphc_events {
 	const struct gpsphc_clock_input *input;
@@ -152,5 +152,6 @@ u64 gpsphc_events_dropped(struct gpsphc_dev *gdev);
 void gpsphc_events_stop(struct gpsphc_dev *gdev);
 void gpsphc_events_watch_state(struct gpsphc_dev *gdev,
 			       void (*watch)(struct gpsphc_dev *gdev));
+void gpsphc_events_unwatch_state(struct gpsphc_dev *gdev);
 
 #endif /* _GPSPHC_EVENTS_H */
