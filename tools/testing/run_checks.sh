@@ -38,6 +38,20 @@ step() {
 	# (run.sh), past the 40 lines above; capture_latency_test's figures
 	# are kept for after the timed lane.
 	grep '^# ---- .* took \|^# console: ' "$out"
+	# What each failed test said (its '#' lines since the result before),
+	# past the 40 lines above: a CI log shows only this output.
+	awk -v where="$where" '
+		/^(ok|not ok) / {
+			if ($0 ~ /^not ok / && $0 !~ /# TODO/) {
+				print "# ---- why [" where "] " substr($0, 8) ":"
+				for (i = (n > 40 ? n - 40 : 0); i < n; i++)
+					print buf[i % 40]
+			}
+			n = 0
+			next
+		}
+		/^# / { buf[n % 40] = $0; n++ }
+	' "$out"
 	grep '^# capture latency ' "$out" >>"$latency"
 	if [ $rc -ne 0 ] && ! grep -q '^not ok ' "$out"; then
 		echo "not ok [$where] $* exited with status $rc" | tee -a "$results"

@@ -380,7 +380,15 @@ static void pulses_through(struct __test_metadata *_metadata,
 	EXPECT_EQ(edges, emu_get("delivered") - r.delivered);
 	EXPECT_EQ(edges, (long long)(st1[ST_PPS_EDGES] - st0[ST_PPS_EDGES]));
 	EXPECT_EQ(edges, pps_events(self->q));
-	EXPECT_EQ(0, st1[ST_PPS_MISSED] - st0[ST_PPS_MISSED]);
+	EXPECT_EQ(0, st1[ST_PPS_MISSED] - st0[ST_PPS_MISSED]) {
+		/* Which second the servo gave each on-time edge, and when */
+		for (i = 0; i < n; i++)
+			if (pe[i]->assert)
+				TH_LOG("edge seq %u raw %llu ns: %s second %llu",
+				       pe[i]->seq, (unsigned long long)pe[i]->raw_ns,
+				       pe[i]->counted ? "counted," : "not counted,",
+				       (unsigned long long)pe[i]->second);
+	}
 	EXPECT_EQ(0, st1[ST_EVENTS_DROPPED]);
 	EXPECT_EQ(0, self->q->overruns);
 	EXPECT_EQ(PULSES, fetched);
