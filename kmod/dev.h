@@ -130,6 +130,8 @@ struct tty_struct;
  *		cmpxchg, and the label path reads it (READ_ONCE) to tell a
  *		clear edge's seq from one not captured yet
  * @pps_edges:	edges seen, both kinds
+ * @pps_lost:	edges of a GPIO line lost before their capture, its ring
+ *		full (gpio.c): the hard interrupt counts them, so atomic
  * @gpio_lock:	protects @gpio_open and @pps_gpio, and the line and
  *		interrupt @pps_gpio holds (gpio.c); process context only
  * @gpio_open:	a line may be set: from attach's end to detach's start
@@ -200,6 +202,7 @@ struct gpsphc_dev {
 	enum gpsphc_edge edge;
 	u32 pps_seq;
 	atomic64_t pps_edges;
+	atomic64_t pps_lost;
 
 	struct mutex gpio_lock;	/* the GPIO line and its interrupt */
 	bool gpio_open;

@@ -104,8 +104,10 @@ static irqreturn_t gpsphc_gpio_hardirq(int irq, void *data)
 	ktime_get_snapshot(&e.snap);
 	e.level = gpiod_get_raw_value(g->desc) > 0;
 	/* Full only when the thread has not run for seconds: drop it. */
-	if (!kfifo_put(&g->edges, e))
+	if (!kfifo_put(&g->edges, e)) {
+		atomic64_inc(&g->gdev->pps_lost);
 		return IRQ_HANDLED;
+	}
 	return IRQ_WAKE_THREAD;
 }
 

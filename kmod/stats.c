@@ -48,7 +48,9 @@ void gpsphc_dev_stats(struct gpsphc_dev *gdev, u64 *stats)
 	} while (u64_stats_fetch_retry(&f->syncp, start));
 
 	stats[GPSPHC_A_STATS_PPS_EDGES] = atomic64_read(&gdev->pps_edges);
-	stats[GPSPHC_A_STATS_EVENTS_DROPPED] = gpsphc_events_dropped(gdev);
+	/* Lost on the way from the interrupt to the clock, wherever. */
+	stats[GPSPHC_A_STATS_EVENTS_DROPPED] = gpsphc_events_dropped(gdev) +
+		atomic64_read(&gdev->pps_lost);
 	/* The servo's count of seconds is the only one. */
 	gpsphc_servo_glue_counters(gdev, &sc);
 	stats[GPSPHC_A_STATS_PPS_MISSED] = sc.missed;
