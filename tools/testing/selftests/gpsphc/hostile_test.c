@@ -366,8 +366,13 @@ TEST_F_TIMEOUT(storm, no_seconds_from_spurious_edges, 90)
 {
 	struct rcv *r = &self->r;
 	struct storm *st = &self->st;
+	static const char *const why[] = {
+		"statistics/outliers", "statistics/relocks", "statistics/holdovers",
+		"statistics/rephases", "statistics/events_dropped", "freq_ppb",
+	};
 	int secs = stress_seconds(DEFAULT_SECONDS), i, locked, samples = 0;
 	long long steps0, dis0, spur0, edges0, t0, worst = 0, off[5], d_edges;
+	long long why0[ARRAY_SIZE(why)], trail[64];
 	bool has_spur;
 	struct nlt_result res;
 	struct nlt_event e;
@@ -389,6 +394,8 @@ TEST_F_TIMEOUT(storm, no_seconds_from_spurious_edges, 90)
 	spur0 = gpsphc_ll(r->id, "statistics/pps_spurious");
 	has_spur = spur0 != LLONG_MIN;
 	ASSERT_LE(0, steps0);
+	for (i = 0; i < (int)ARRAY_SIZE(why); i++)
+		why0[i] = gpsphc_ll(r->id, why[i]);
 
 	/* The storm, and the clock watched all through it. */
 	st->hz = variant->hz;
@@ -405,6 +412,7 @@ TEST_F_TIMEOUT(storm, no_seconds_from_spurious_edges, 90)
 		o = truth_off(r, 0);
 		if (llabs(o) > llabs(worst))
 			worst = o;
+		trail[samples % ARRAY_SIZE(trail)] = o;
 		samples++;
 	}
 	atomic_store(&st->stop, true);
@@ -432,7 +440,16 @@ TEST_F_TIMEOUT(storm, no_seconds_from_spurious_edges, 90)
 	       secs, st->writes, st->rising, d_edges, worst, samples, off[2],
 	       gpsphc_servo_state(r->id, state, sizeof(state)));
 	EXPECT_GT(LOOSE_NS, llabs(worst)) TH_LOG("the clock left the right second");
-	EXPECT_GT(AFTER_STORM_NS, llabs(off[2])) TH_LOG("not back on the true pulses");
+	EXPECT_GT(AFTER_STORM_NS, llabs(off[2])) {
+		TH_LOG("not back on the true pulses");
+		/* What the servo did, and the clock through the storm */
+		for (i = 0; i < (int)ARRAY_SIZE(why); i++)
+			TH_LOG("%s %lld, %+lld in the storm and after", why[i],
+			       gpsphc_ll(r->id, why[i]),
+			       gpsphc_ll(r->id, why[i]) - why0[i]);
+		for (i = samples > 64 ? samples - 64 : 0; i < samples; i++)
+			TH_LOG("sample %d: %+lld ns", i, trail[i % ARRAY_SIZE(trail)]);
+	}
 	EXPECT_EQ(steps0, gpsphc_ll(r->id, "statistics/steps")) TH_LOG("the clock was stepped");
 	if (has_spur) {
 		long long spur = gpsphc_ll(r->id, "statistics/pps_spurious") - spur0;
