@@ -290,8 +290,12 @@ out_free:
  *	gpiochipN), a line name, or "none" or nothing for DCD; a trailing
  *	newline is ignored
  *
- * The line in use, if any, is released first, so a write that fails
- * leaves the device on DCD. Writing the line in use again changes nothing.
+ * A write that fails leaves the device as it was: one that cannot name a
+ * line (its syntax) touches nothing, and the line in use, released first
+ * (so that another name of the same line can take it), is taken back if
+ * the new one cannot be had; only if that fails too (someone took it
+ * meanwhile) is the device left on DCD, which the kernel log says.
+ * Writing the line in use again changes nothing.
  *
  * Context: process; takes gpio_lock.
  * Return: 0; -ENODEV (no such chip, or the device is detaching), -ENOENT
@@ -301,7 +305,10 @@ out_free:
  */
 int gpsphc_gpio_set(struct gpsphc_dev *gdev, const char *spec)
 {
-	char buf[GPSPHC_GPIO_SPEC_LEN];
+	char buf[GPSPHC_GPIO_SPEC_LEN], parsed[GPSPHC_GPIO_SPEC_LEN];
+	char old[GPSPHC_GPIO_SPEC_LEN] = "";
+	unsigned int offset;
+	char *chip;
 	bool none;
 	int ret;
 
@@ -309,6 +316,9 @@ int gpsphc_gpio_set(struct gpsphc_dev *gdev, const char *spec)
 		return -EINVAL;
 	strim(buf);
 	none = !*buf || !strcmp(buf, "none");
+	strscpy(parsed, buf, sizeof(parsed));
+	if (!none && gpsphc_gpio_parse(parsed, &chip, &offset))
+		return -EINVAL;
 
 	mutex_lock(&gdev->gpio_lock);
 	if (!gdev->gpio_open) {
@@ -316,8 +326,13 @@ int gpsphc_gpio_set(struct gpsphc_dev *gdev, const char *spec)
 	} else if (gdev->pps_gpio && !strcmp(gdev->pps_gpio->spec, buf)) {
 		ret = 0;
 	} else {
+		if (gdev->pps_gpio)
+			strscpy(old, gdev->pps_gpio->spec, sizeof(old));
 		gpsphc_gpio_release_locked(gdev);
 		ret = none ? 0 : gpsphc_gpio_request_locked(gdev, buf);
+		if (ret && *old && gpsphc_gpio_request_locked(gdev, old))
+			dev_warn(&gdev->dev, "pps_gpio: %s refused (%pe), and %s could not be taken back: the PPS comes from DCD now\n",
+				 buf, ERR_PTR(ret), old);
 	}
 	mutex_unlock(&gdev->gpio_lock);
 	return ret;

@@ -589,32 +589,60 @@ TEST_F(gpio, bad_spec_refused_on_dcd)
 }
 
 /*
- * With a line held, a spec the lookup refuses leaves the device on DCD
- * (the ABI: the line in use is released first) and the line free: it
- * can be set again.
+ * With a line held, a write that fails changes nothing (the ABI): bad
+ * syntax never reaches the lookup, and a line the lookup refuses, or
+ * another device holds, leaves the line in use taken back, its
+ * interrupt requested and its edges still the device's PPS. The same
+ * line by another name takes over from it (released first).
  */
-TEST_F(gpio, bad_spec_with_line_held_leaves_dcd)
+TEST_F_TIMEOUT(gpio, bad_spec_with_line_held_keeps_it, 30)
 {
 	static const struct bad_spec held[] = {
 		{ "nosuchchip:0", ENODEV },
 		{ "NOSUCHLINE", ENOENT },
+		{ EMU_CHIP ":7", ENOENT },
 		{ EMU_CHIP ":x", EINVAL },
+		{ "GPIO 23", EINVAL },
+		{ EMU_CHIP ":1", EBUSY },
 	};
+	struct emu_run r;
+	long long e0;
 	unsigned int i;
+	int id_b;
 
+	/* Another device holds line 1. */
+	id_b = sim_attach(PORT_B, &self->fd_b);
+	ASSERT_LE(0, id_b) TH_LOG("attach ttyGPSSIM%d: %s", PORT_B, strerror(-id_b));
+	ASSERT_EQ(0, gpsphc_attr_set(id_b, "pps_gpio", "GPIO23"));
+
+	ASSERT_EQ(0, gpsphc_attr_set(self->id, "pps_gpio", EMU_LINE));
+	ASSERT_TRUE(irq_requested(self->id));
 	for (i = 0; i < ARRAY_SIZE(held); i++) {
-		ASSERT_EQ(0, gpsphc_attr_set(self->id, "pps_gpio", EMU_LINE));
-		ASSERT_TRUE(irq_requested(self->id));
 		EXPECT_EQ(-held[i].err, gpsphc_attr_set(self->id, "pps_gpio", held[i].spec))
 			TH_LOG("'%s'", held[i].spec);
-		EXPECT_TRUE(pps_gpio_is(self->id, "none")) TH_LOG("after '%s'", held[i].spec);
-		EXPECT_FALSE(irq_requested(self->id)) TH_LOG("after '%s'", held[i].spec);
+		EXPECT_TRUE(pps_gpio_is(self->id, EMU_LINE)) TH_LOG("after '%s'", held[i].spec);
+		EXPECT_TRUE(irq_requested(self->id)) TH_LOG("after '%s'", held[i].spec);
 	}
-	/* The line in use again: nothing changes. */
-	ASSERT_EQ(0, gpsphc_attr_set(self->id, "pps_gpio", EMU_LINE));
+	EXPECT_TRUE(pps_gpio_is(id_b, "GPIO23"));
+
+	/* Still the device's PPS: each edge of a pulse of the line. */
+	e0 = gpsphc_ll(self->id, "statistics/pps_edges");
+	emu_start(_metadata, &r);
+	sleep_until_raw(emu_plan(&r, 1, WIDTH_MS) + 100 * NSEC_PER_MSEC);
+	ASSERT_EQ(0, emu_set("enable", "0"));
+	usleep(300000);
+	EXPECT_LE(2, emu_get("edges") - r.edges);
+	EXPECT_EQ(emu_get("edges") - r.edges,
+		  gpsphc_ll(self->id, "statistics/pps_edges") - e0);
+	EXPECT_EQ(0, gpsphc_ll(id_b, "statistics/pps_edges"));
+
+	/* The line in use again: nothing changes; by its other name: taken. */
 	EXPECT_EQ(0, gpsphc_attr_set(self->id, "pps_gpio", EMU_LINE "\n"));
 	EXPECT_TRUE(pps_gpio_is(self->id, EMU_LINE));
+	EXPECT_EQ(0, gpsphc_attr_set(self->id, "pps_gpio", EMU_CHIP ":0"));
+	EXPECT_TRUE(pps_gpio_is(self->id, EMU_CHIP ":0"));
 	EXPECT_TRUE(irq_requested(self->id));
+	expect_kmsg_clean(_metadata, self);
 }
 
 /*
