@@ -213,6 +213,8 @@ struct gpsphc_dev *gpsphc_dev_attach(struct tty_struct *tty)
 	strscpy(gdev->tty_name, tty->name, sizeof(gdev->tty_name));
 	INIT_LIST_HEAD(&gdev->node);
 	gdev->edge = GPSPHC_EDGE_RISING;
+	gdev->pps_id = GPSPHC_ID_NONE;
+	gdev->ptp_id = GPSPHC_ID_NONE;
 	gpsphc_events_init(gdev, &gpsphc_clock_input);
 	gpsphc_gpio_init(gdev);
 	gpsphc_rx_init(gdev);

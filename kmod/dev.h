@@ -123,7 +123,9 @@ struct tty_struct;
  * @pps:	the standard PPS source fed with the same edges; set by
  *		gpsphc_pps_register() before the DCD lookup can find the
  *		device, cleared by gpsphc_pps_unregister() after it cannot
- * @pps_id:	N of its /dev/ppsN, kept for readers racing with detach
+ * @pps_id:	N of its /dev/ppsN, kept for readers racing with detach;
+ *		%GPSPHC_ID_NONE until registered (WRITE_ONCE: sysfs may read
+ *		it from device_add() on)
  * @edge:	which edge is on time (assert); written and read once
  *		(WRITE_ONCE/READ_ONCE), each edge reads it once
  * @pps_seq:	number of the next edge; only capture moves it, with a
@@ -146,7 +148,8 @@ struct tty_struct;
  * @ptp_info:	the PTP clock's operations and capabilities
  * @ptp:	the PTP clock (/dev/ptpN); set and cleared under @phc_lock,
  *		by gpsphc_ptp_register() and gpsphc_ptp_unregister() only
- * @ptp_id:	N of /dev/ptpN, kept for readers racing with detach
+ * @ptp_id:	N of /dev/ptpN, kept for readers racing with detach;
+ *		likewise %GPSPHC_ID_NONE until registered
  * @phc_lock:	protects the clock's time base, the fields from
  *		@phc_base_raw to @phc_dead, and @ptp; the DCD interrupt takes
  *		it for EXTTS, readers of the clock to read it, the servo
@@ -244,6 +247,9 @@ struct gpsphc_dev {
 };
 
 #define to_gpsphc_dev(d) container_of(d, struct gpsphc_dev, dev)
+
+/* @pps_id or @ptp_id before its PPS source or clock is registered */
+#define GPSPHC_ID_NONE	U32_MAX
 
 extern struct mutex gpsphc_devs_mutex;
 extern u32 gpsphc_devs_generation;

@@ -41,7 +41,7 @@ int gpsphc_pps_register(struct gpsphc_dev *gdev)
 	if (IS_ERR(pps))
 		return PTR_ERR(pps);
 	gdev->pps = pps;
-	gdev->pps_id = pps->id;
+	WRITE_ONCE(gdev->pps_id, pps->id);
 	return 0;
 }
 

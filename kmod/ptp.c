@@ -191,7 +191,7 @@ int gpsphc_ptp_register(struct gpsphc_dev *gdev)
 	spin_lock_irq(&gdev->phc_lock);
 	gdev->ptp = ptp;
 	spin_unlock_irq(&gdev->phc_lock);
-	gdev->ptp_id = ptp_clock_index(ptp);
+	WRITE_ONCE(gdev->ptp_id, ptp_clock_index(ptp));
 	ptp_schedule_worker(ptp, 0);
 	return 0;
 }

@@ -31,10 +31,24 @@ static ssize_t tty_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(tty);
 
+/*
+ * The directory appears (device_add()) before the PPS source and the
+ * clock are registered: a reader in between is told to try again, not
+ * given another device's number.
+ */
+static ssize_t gpsphc_id_show(char *buf, const char *prefix, const u32 *id)
+{
+	u32 n = READ_ONCE(*id);
+
+	if (n == GPSPHC_ID_NONE)
+		return -EAGAIN;
+	return sysfs_emit(buf, "%s%u\n", prefix, n);
+}
+
 static ssize_t pps_device_show(struct device *dev,
 			       struct device_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "pps%u\n", to_gpsphc_dev(dev)->pps_id);
+	return gpsphc_id_show(buf, "pps", &to_gpsphc_dev(dev)->pps_id);
 }
 static DEVICE_ATTR_RO(pps_device);
 
@@ -49,7 +63,7 @@ static DEVICE_ATTR_RO(available_edges);
 static ssize_t ptp_device_show(struct device *dev,
 			       struct device_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "ptp%u\n", to_gpsphc_dev(dev)->ptp_id);
+	return gpsphc_id_show(buf, "ptp", &to_gpsphc_dev(dev)->ptp_id);
 }
 static DEVICE_ATTR_RO(ptp_device);
 

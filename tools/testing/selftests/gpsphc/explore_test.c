@@ -253,8 +253,8 @@ static int device_index(int dfd, const char *attr)
 /*
  * Is the device open as @dfd whole? An attach makes the device's
  * directory (which /sys/class/gpsphc lists at once), then its files, its
- * PPS source and last its clock, and its ptp_device reads "ptp0" until
- * then; a detach takes the clock and the PPS source away first. Whole:
+ * PPS source and last its clock, and its ptp_device fails with EAGAIN
+ * until then; a detach takes the clock and the PPS source away first. Whole:
  * the directory of the clock ptp_device names is there.
  */
 static bool dev_whole(int dfd)
@@ -290,7 +290,8 @@ static int draw_device(struct worker *w, bool *anchor, bool *whole)
  * A sysfs access of device @dfd failed with @err: a race with the device
  * going if it is not the anchor's and its directory is gone within
  * SYSFS_GONE_S, or with its attach if it was not @whole before the access
- * and is within SYSFS_GONE_S. Its clock's and PPS source's directories go
+ * and is within SYSFS_GONE_S (pps_device and ptp_device fail with EAGAIN
+ * until their PPS source and clock exist). Its clock's and PPS source's directories go
  * first, and on the debug kernel under TCG the rest of a detach took over
  * a second; an attach there, and on the arm64 guest, has left a device
  * half made for as long as an access takes.
@@ -300,13 +301,14 @@ static int draw_device(struct worker *w, bool *anchor, bool *whole)
 static enum outcome sysfs_failed(struct worker *w, int dfd, bool anchor, bool whole,
 				 const char *path, int err)
 {
+	bool racing = gone_errno(err) || (err == -EAGAIN && !whole);
 	int s;
 
-	for (s = 0; gone_errno(err) && !anchor && s < SYSFS_GONE_S; s++)
+	for (s = 0; racing && !anchor && s < SYSFS_GONE_S; s++)
 		if ((!whole && dev_whole(dfd)) || dir_gone_within(dfd, 1000))
 			return RACED;
 	xfail(w, "%s%s: %s, and the device is %s", path, anchor ? " of the anchor" : "",
-	      strerror(-err), !gone_errno(err) ? "there" :
+	      strerror(-err), !racing ? "there" :
 	      whole ? "still there after 10 s" : "neither whole nor gone after 10 s");
 	return FAILED;
 }
@@ -663,7 +665,7 @@ static enum outcome op_sysfs_read(struct worker *w)
 	r = dir_read(dfd, path, buf, sizeof(buf));
 	if (kind == 0 && !strcmp(f->path, "fifo"))
 		pthread_mutex_unlock(&x->extts_lock);
-	if (r < 0 && gone_errno(r)) {
+	if (r < 0 && (gone_errno(r) || r == -EAGAIN)) {
 		out = sysfs_failed(w, dfd, anchor, whole, path, r);
 	} else if (!f->readable && r == -EACCES) {
 		out = REFUSED;

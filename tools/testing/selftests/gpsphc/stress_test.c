@@ -706,6 +706,26 @@ static void strip_nl(char *buf)
 		buf[n - 1] = '\0';
 }
 
+/*
+ * Does @attr (pps_device, ptp_device) of the device open as @dfd read
+ * within @ms, or the device go? Either ends an attach.
+ */
+static bool whole_within(int dfd, const char *attr, int ms)
+{
+	char buf[32];
+	int r;
+
+	for (;;) {
+		r = dir_read(dfd, attr, buf, sizeof(buf));
+		if (r > 0 || (r < 0 && r != -EAGAIN))
+			return true;
+		if (ms <= 0)
+			return false;
+		usleep(10000);
+		ms -= 10;
+	}
+}
+
 /* A failed access to device @name is fine only if the device is going. */
 static void sysfs_gone(struct stress *s, int dfd, const char *name, const char *what,
 		       int err, enum ctr c)
@@ -778,6 +798,15 @@ static void sysfs_read_all(struct stress *s, int dfd, const char *name)
 	for (i = 0; i < sizeof(rattrs) / sizeof(rattrs[0]); i++) {
 		int r = dir_read(dfd, rattrs[i], buf, sizeof(buf));
 
+		if (r == -EAGAIN && (!strcmp(rattrs[i], "pps_device") ||
+				     !strcmp(rattrs[i], "ptp_device"))) {
+			/* Read mid-attach: fine if the device is whole soon. */
+			if (!whole_within(dfd, rattrs[i], 1000))
+				st_fail(s->log, "%s/%s: %s for over 1 s", name, rattrs[i],
+					strerror(EAGAIN));
+			count_tol(s, C_SYSFS_R);
+			return;
+		}
 		if (r < 0) {
 			sysfs_gone(s, dfd, name, rattrs[i], r, C_SYSFS_R);
 			return;
