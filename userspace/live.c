@@ -166,6 +166,9 @@ int live_run(const struct live_opts *o, struct pipeline *p)
 			gp_enum_name(GP_ENUM_SERVO_STATE, l.servo_state));
 	else
 		log_msg(LOG_INFO, "%s attached as gpsphc%" PRIu32, o->device, l.dev_id);
+	/* The line the settings just gave the device, else its own. */
+	if (o->conf.set & (1u << CONF_PPS_GPIO))
+		live_adapter_pps_gpio(&l.adapter, o->conf.pps_gpio);
 	live_adapter_probe(&l.adapter, l.tty_name, l.dev_id, live_now_ns());
 	if (l.hold)
 		log_msg(LOG_NOTICE, "the kernel servo is off (--servo off): labels are printed, not sent; steer /dev/ptp%" PRIu32 " with ts2phc or ptp4l",

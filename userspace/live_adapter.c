@@ -38,9 +38,14 @@ void live_adapter_probe(struct live_adapter *a, const char *tty_name,
 		if (!adapter_serial_core_layer(name))
 			snprintf(a->driver, sizeof(a->driver), "%.63s", name);
 	}
-	adapter_attach_msg(msg, sizeof(msg), tty_name,
-			   a->driver[0] ? a->driver : NULL,
-			   a->kmajor, a->kminor);
+	if (a->pps_gpio[0])
+		adapter_attach_gpio_msg(msg, sizeof(msg), tty_name,
+					a->driver[0] ? a->driver : NULL,
+					a->pps_gpio);
+	else
+		adapter_attach_msg(msg, sizeof(msg), tty_name,
+				   a->driver[0] ? a->driver : NULL,
+				   a->kmajor, a->kminor);
 	log_msg(LOG_INFO, "%s", msg);
 }
 

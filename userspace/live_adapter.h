@@ -26,7 +26,8 @@ struct live_adapter {
  * Attached as gpsphc<@dev_id> at @now (CLOCK_MONOTONIC ns): find the
  * driver of @tty_name ("ttyS0", the first "driver" link from its sysfs
  * device up, past the serial core's own) and say it, with whether it
- * delivers DCD.
+ * delivers DCD, or, with a GPIO line set (live_adapter_pps_gpio() before),
+ * that the PPS comes from the line.
  */
 void live_adapter_probe(struct live_adapter *a, const char *tty_name,
 			uint32_t dev_id, int64_t now);

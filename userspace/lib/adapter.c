@@ -96,6 +96,13 @@ bool adapter_pps_missing(unsigned long edges, unsigned int secs)
 	return edges < secs;
 }
 
+int adapter_attach_gpio_msg(char *buf, size_t len, const char *tty,
+			    const char *driver, const char *pps_gpio)
+{
+	return snprintf(buf, len, "%s: tty driver %s; the PPS comes from GPIO line %s (pps_gpio), so whether the driver delivers DCD changes does not matter",
+			tty, driver ? driver : "not found in sysfs", pps_gpio);
+}
+
 int adapter_attach_msg(char *buf, size_t len, const char *tty,
 		       const char *driver, int kmajor, int kminor)
 {

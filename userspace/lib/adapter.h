@@ -41,6 +41,14 @@ bool adapter_serial_core_layer(const char *driver);
  */
 bool adapter_pps_missing(unsigned long edges, unsigned int secs);
 
+/*
+ * The line gpsphcd logs at attach when the PPS comes from GPIO line
+ * @pps_gpio: which driver owns @tty (NULL: not found), and that its DCD
+ * does not matter.
+ */
+int adapter_attach_gpio_msg(char *buf, size_t len, const char *tty,
+			    const char *driver, const char *pps_gpio);
+
 /* The line gpsphcd logs at attach: which driver owns @tty, and DCD. */
 int adapter_attach_msg(char *buf, size_t len, const char *tty,
 		       const char *driver, int kmajor, int kminor);

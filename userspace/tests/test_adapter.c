@@ -97,6 +97,11 @@ TEST(attach_messages)
 	EXPECT_STREQ("ttyACM0: tty driver cdc_acm, which does not deliver DCD changes (only from Linux 6.6 on): a PPS on DCD cannot reach gpsphc through it", buf);
 	adapter_attach_msg(buf, sizeof(buf), "ttyACM0", "cdc_acm", 6, 12);
 	EXPECT_STREQ("ttyACM0: tty driver cdc_acm, which delivers DCD changes (the SERIAL_STATE notification, since Linux 6.6)", buf);
+	/* A GPIO line's PPS: the driver's DCD does not matter. */
+	adapter_attach_gpio_msg(buf, sizeof(buf), "ttyUSB1", "cp210x", "GPIO18");
+	EXPECT_STREQ("ttyUSB1: tty driver cp210x; the PPS comes from GPIO line GPIO18 (pps_gpio), so whether the driver delivers DCD changes does not matter", buf);
+	adapter_attach_gpio_msg(buf, sizeof(buf), "ttyAMA0", NULL, "pinctrl-bcm2835:18");
+	EXPECT_STREQ("ttyAMA0: tty driver not found in sysfs; the PPS comes from GPIO line pinctrl-bcm2835:18 (pps_gpio), so whether the driver delivers DCD changes does not matter", buf);
 	adapter_attach_msg(buf, sizeof(buf), "ttyX0", "xyz", 6, 12);
 	EXPECT_STREQ("ttyX0: tty driver xyz (whether it delivers DCD changes is not known)", buf);
 	adapter_attach_msg(buf, sizeof(buf), "ttyS1", NULL, 6, 12);

@@ -105,7 +105,7 @@ print(n)' "$1" "$2" 2>/dev/null || echo 0
 
 phc_s() { phc_ctl "$1" get 2>&1 | sed -n 's/.*clock time is \([0-9]*\)\..*/\1/p'; }
 
-tap_plan 25
+tap_plan 26
 sim_off
 exec 9<>"$tty"
 stored_gpsphcd "$work/err1" gpsphc-gpioemu:0
@@ -114,6 +114,9 @@ dev=$(gpsphc_dev)
 [ -n "$dev" ] || dev=/nonexistent
 until_s 5 grep -qx gpsphc-gpioemu:0 "$dev/pps_gpio"
 check "gpsphcd_pps_gpio_by_chip_label" grep -qx gpsphc-gpioemu:0 "$dev/pps_gpio"
+# At attach it names the tty's driver and the line, not DCD's delivery.
+until_s 5 grep -q "the PPS comes from GPIO line" "$work/err1"
+check "attach_message_names_the_line" grep -qx "gpsphcd: ${tty#/dev/}: tty driver .*; the PPS comes from GPIO line gpsphc-gpioemu:0 (pps_gpio), so whether the driver delivers DCD changes does not matter" "$work/err1"
 e0=$(stat_of pps_edges)
 echo 1 >"$SIM_CTL/dcd"
 echo 0 >"$SIM_CTL/dcd"
