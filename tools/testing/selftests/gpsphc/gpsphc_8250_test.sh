@@ -48,7 +48,14 @@ clocal_set() { stty -F "$tty" -a | grep -qw clocal; }
 
 # stored_gpsphcd OUT ERR: gpsphcd given this shell's fd 9 as systemd
 # gives a stored fd.
+# uptime_cs: /proc/uptime in hundredths of a second.
+uptime_cs() {
+	read -r u _ </proc/uptime
+	echo $((${u%.*} * 100 + 1${u#*.} - 100))
+}
+
 stored_gpsphcd() {
+	started=$(uptime_cs)
 	sh -c 'exec 3<&9 9<&-
 		LISTEN_PID=$$ LISTEN_FDS=1 LISTEN_FDNAMES=tty exec gpsphcd \
 			--baud 9600 --state "$1" "$2"' \
@@ -60,6 +67,12 @@ stored_gpsphcd() {
 # rising edge.
 pulses() {
 	i=0
+	# The first pulse after a gpsphcd start: how late (centiseconds).
+	if [ -n "$started" ]; then
+		d=$(($(uptime_cs) - started))
+		[ "$d" -le "$late_cs" ] || late_cs=$d
+	fi
+	started=
 	while [ $i -lt "$1" ]; do
 		echo 1 >"$EMU/dcd"
 		sleep 0.1
@@ -100,6 +113,7 @@ time.sleep(int(sys.argv[2]))' "$tty" "$1" &
 }
 
 tap_plan 22
+late_cs=0 started=
 
 exec 9<>"$tty"
 stored_gpsphcd "$work/out1" "$work/err1"
@@ -136,7 +150,16 @@ until_s 10 grep -q "took over" "$work/err2"
 check "restarted_gpsphcd_takes_the_device_over" grep -q "took over ${dev##*/} " "$work/err2"
 case_pulses after_restart
 check "clocal_still_set" clocal_set
-check "no_missing_pps_warning" sh -c "! grep -q 'no PPS in' '$work/err1' '$work/err2'"
+# gpsphcd says "no PPS" when its first 5 s after attach or takeover saw
+# fewer than 5 edges: right if the test's pulses came that late (the
+# debug kernel, with lockdep and KASAN, has taken over 3 s); below 2 s
+# the three pulses of the case give it 6 edges in time.
+if [ "$late_cs" -lt 200 ]; then
+	check "no_missing_pps_warning" sh -c "! grep -q 'no PPS in' '$work/err1' '$work/err2'"
+else
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n no_missing_pps_warning # SKIP the first pulse came $late_cs cs after a gpsphcd start: its 5 s window could not see 5 edges"
+fi
 
 kill "$daemon"
 wait "$daemon"
