@@ -110,8 +110,6 @@ n=0
 fail=0
 ok() { n=$((n + 1)); echo "ok $n gm_chain $*"; }
 not_ok() { n=$((n + 1)); fail=1; echo "not ok $n gm_chain $*"; }
-# uptime_cs: /proc/uptime in hundredths of a second.
-uptime_cs() { local u _; read -r u _ </proc/uptime; u=${u/./}; echo $((10#$u)); }
 # since_s CS: seconds since uptime_cs was CS, with one decimal.
 since_s() { local d=$(($(uptime_cs) - $1)); echo "$((d / 100)).$((d % 100 / 10))"; }
 

@@ -48,12 +48,6 @@ clocal_set() { stty -F "$tty" -a | grep -qw clocal; }
 
 # stored_gpsphcd OUT ERR: gpsphcd given this shell's fd 9 as systemd
 # gives a stored fd.
-# uptime_cs: /proc/uptime in hundredths of a second.
-uptime_cs() {
-	read -r u _ </proc/uptime
-	echo $((${u%.*} * 100 + 1${u#*.} - 100))
-}
-
 stored_gpsphcd() {
 	started=$(uptime_cs)
 	sh -c 'exec 3<&9 9<&-

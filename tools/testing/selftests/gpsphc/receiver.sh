@@ -113,6 +113,12 @@ check() {
 
 uptime_s() { cut -d. -f1 /proc/uptime; }
 
+# uptime_cs: /proc/uptime in hundredths of a second.
+uptime_cs() {
+	read -r u _ </proc/uptime
+	echo $((${u%.*} * 100 + 1${u#*.} - 100))
+}
+
 # until_s SECONDS COMMAND...: run COMMAND every 0.2 s until it succeeds.
 until_s() {
 	limit=$(($(uptime_s) + $1)); shift
