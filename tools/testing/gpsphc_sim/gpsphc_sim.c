@@ -150,6 +150,7 @@ struct gsim_port {
 	struct gsim_pulse	pulse;
 	u64			dcd_calls;	/* uart_handle_dcd_change() calls */
 	u64			dcd_call_ns;	/* and the time spent in them */
+	struct tty_struct	*drop_tty;	/* ref: the tty of the last DCD drop */
 
 	spinlock_t		lock;		/* rings below; inside port lock */
 	struct gsim_edge	*edges;
@@ -536,6 +537,46 @@ static const struct file_operations gsim_rx_flags_fops = {
 /* ---- DCD ------------------------------------------------------------------ */
 
 /*
+ * A DCD drop with CLOCAL off makes uart_handle_dcd_change() queue
+ * tty_hangup(). Should that work run after uart_remove_one_port() on a tty
+ * the removal did not hang up (only hung-up files still held it, so the
+ * port no longer pointed to it), uart_hangup() warns "hangup of detached
+ * port": a race of the serial core's own, which a real driver's unbind
+ * has too. Keep a reference to the tty, so that unplugging lets the work
+ * finish while the port is still there. Called with the port lock held.
+ */
+static void gsim_dcd_dropped(struct gsim_port *sp)
+{
+	struct tty_struct *tty = tty_port_tty_get(&sp->port.state->port);
+
+	lockdep_assert_held(&sp->port.lock);
+	if (!tty)
+		return;
+	tty_kref_put(sp->drop_tty);
+	sp->drop_tty = tty;
+}
+
+/*
+ * Let a hangup the last DCD drop queued finish. Called with sp->mutex held
+ * (no "dcd" write) and the pulses stopped, so that no drop follows.
+ */
+static void gsim_dcd_drop_flush(struct gsim_port *sp)
+{
+	struct tty_struct *tty;
+	unsigned long flags;
+
+	lockdep_assert_held(&sp->mutex);
+	uart_port_lock_irqsave(&sp->port, &flags);
+	tty = sp->drop_tty;
+	sp->drop_tty = NULL;
+	uart_port_unlock_irqrestore(&sp->port, flags);
+	if (!tty)
+		return;
+	flush_work(&tty->hangup_work);
+	tty_kref_put(tty);
+}
+
+/*
  * Set the simulated DCD level. Called with the port lock held and interrupts
  * off, as serial8250_modem_status() calls uart_handle_dcd_change(): that is
  * the path to the line discipline's dcd_change().
@@ -558,6 +599,8 @@ static void gsim_dcd_edge(struct gsim_port *sp, bool level, s64 pulse,
 	uart_handle_dcd_change(port, level);
 	sp->dcd_call_ns += ktime_get_raw_ns() - raw_ns;
 	sp->dcd_calls++;
+	if (!level)
+		gsim_dcd_dropped(sp);
 	wake_up_interruptible(&port->state->port.delta_msr_wait);
 
 	spin_lock(&sp->lock);
@@ -1311,6 +1354,7 @@ static void gsim_port_unplug(struct gsim_port *sp)
 
 	if (!sp->present)
 		return;
+	gsim_dcd_drop_flush(sp);
 	uart_remove_one_port(&gsim_uart_driver, &sp->port);
 	sp->present = false;
 }

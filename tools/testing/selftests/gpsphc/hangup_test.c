@@ -5,10 +5,12 @@
  * hung up (vhangup() from the session that has it as controlling tty) or
  * its fake port is removed. The gpsphc device and its /dev/ppsN go away,
  * the reader is woken, nothing leaks over 20 cycles, and the discipline
- * works again afterwards.
+ * works again afterwards. And a hangup a DCD drop queued is let finish
+ * before the fake port goes (unplug_waits_for_dcd_hangup).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -17,6 +19,7 @@
 
 #include "kselftest_harness.h"
 #include "gpsphc_test.h"
+#include "kmsg_watch.h"
 #include "nl_helpers.h"
 
 #define PORT		3
@@ -441,6 +444,135 @@ TEST_F_TIMEOUT(hangup, streaming_20_cycles_no_leak, 240)
 	still_works(_metadata, self);
 	ASSERT_LT(0, read_file(SIM_DEBUGFS "/port_present", buf, sizeof(buf)));
 	EXPECT_STREQ("1111\n", buf);
+}
+
+/* ---- a hangup queued by a DCD drop, then an unplug --------------------- */
+
+#define HOLD_CPU	1
+#define HOLD_MS		500
+#define RT_RUNTIME	"/proc/sys/kernel/sched_rt_runtime_us"
+#define STR_(x)		#x
+#define STR(x)		STR_(x)
+#define FAIR_SERVER	"/sys/kernel/debug/sched/fair_server/cpu" STR(HOLD_CPU) "/runtime"
+
+/* Run on @cpu only, under @policy at @prio: 0 or -errno. */
+static int run_on(int cpu, int policy, int prio)
+{
+	struct sched_param sp = { .sched_priority = prio };
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	/* Move first: a SCHED_OTHER thread would wait behind the holder. */
+	if (sched_setaffinity(0, sizeof(set), &set) ||
+	    sched_setscheduler(0, policy, &sp))
+		return -errno;
+	return 0;
+}
+
+/* Keeps HOLD_CPU from its kworkers for HOLD_MS, then says when it let go. */
+static void *hold_cpu_fn(void *arg)
+{
+	long long *released_ns = arg, end;
+
+	if (run_on(HOLD_CPU, SCHED_FIFO, 10))
+		return NULL;
+	end = clock_ns(CLOCK_MONOTONIC) + HOLD_MS * 1000000LL;
+	while (clock_ns(CLOCK_MONOTONIC) < end)
+		;
+	*released_ns = clock_ns(CLOCK_MONOTONIC);
+	return NULL;
+}
+
+/* Open the tty with CLOCAL off, so that a DCD drop hangs it up. */
+static int open_dcd_hangs_up(void)
+{
+	struct termios tio;
+	int fd = open("/dev/" TTY_NAME, O_RDWR | O_NOCTTY | O_NONBLOCK);
+
+	if (fd < 0)
+		return -errno;
+	if (tcgetattr(fd, &tio) == 0) {
+		tio.c_cflag &= ~CLOCAL;
+		if (tcsetattr(fd, TCSANOW, &tio) == 0)
+			return fd;
+	}
+	close(fd);
+	return -errno;
+}
+
+/*
+ * With CLOCAL off, a DCD drop makes uart_handle_dcd_change() queue
+ * tty_hangup(). Here that work is held off on the CPU that queued it
+ * while the one file not hung up (with gpsphc attached) is closed, so
+ * that the port lets go of the tty a hung-up file still keeps, and the
+ * fake port is removed. Had the work run after uart_remove_one_port(),
+ * uart_hangup() would warn "hangup of detached port", a serial core race
+ * explore_test met once (seed 1053422726, Debian 13): the fake port's
+ * unplug must let the hangup finish first. gpsphc's close runs in it.
+ */
+TEST(unplug_waits_for_dcd_hangup)
+{
+	char rt_saved[32] = "", fair_saved[32] = "";
+	long long released_ns = 0, unplugged_ns;
+	struct kmsg_watch k;
+	pthread_t holder;
+	int f1, f2, i;
+	bool held;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) <= HOLD_CPU)
+		SKIP(return, "needs CPU %d", HOLD_CPU);
+	ASSERT_LT(0, read_file(RT_RUNTIME, rt_saved, sizeof(rt_saved)));
+	ASSERT_EQ(0, sim_port_present(PORT, 1));
+	ASSERT_EQ(0, sim_set(PORT, "dcd", "1"));
+	f1 = open_dcd_hangs_up();
+	ASSERT_LE(0, f1);
+	ASSERT_EQ(0, ioctl(f1, TIOCVHANGUP));
+	f2 = open_dcd_hangs_up();
+	ASSERT_LE(0, f2);
+	ASSERT_EQ(0, ldisc_set(f2, GPSPHC_LDISC));
+	ASSERT_LE(0, gpsphc_find(TTY_NAME));
+	ASSERT_EQ(0, kmsg_watch_open(&k));
+
+	/*
+	 * RT throttling and (6.12) the fair server would let the kworker in.
+	 * From here on nothing returns before both are restored.
+	 */
+	ASSERT_LT(0, write_file(RT_RUNTIME, "-1", 2));
+	if (read_file(FAIR_SERVER, fair_saved, sizeof(fair_saved)) > 0)
+		EXPECT_LT(0, write_file(FAIR_SERVER, "0", 1));
+	held = !run_on(HOLD_CPU, SCHED_FIFO, 20) &&
+	       !pthread_create(&holder, NULL, hold_cpu_fn, &released_ns);
+	if (held) {
+		usleep(1000);	/* the holder spins */
+		EXPECT_EQ(0, sim_set(PORT, "dcd", "0"));  /* queued on HOLD_CPU */
+	}
+	EXPECT_EQ(0, run_on(0, SCHED_OTHER, 0));
+	close(f2);
+	EXPECT_EQ(0, sim_port_present(PORT, 0));
+	unplugged_ns = clock_ns(CLOCK_MONOTONIC);
+	if (held)
+		pthread_join(holder, NULL);
+	if (fair_saved[0])
+		write_file(FAIR_SERVER, fair_saved, strlen(fair_saved));
+	write_file(RT_RUNTIME, rt_saved, strlen(rt_saved));
+
+	close(f1);
+	EXPECT_EQ(0, sim_port_present(PORT, 1));
+	kmsg_watch_drain(&k);
+	kmsg_watch_close(&k);
+	for (i = 0; i < k.bad && i < KMSG_KEEP; i++)
+		TH_LOG("kernel: %s", k.line[i]);
+	for (i = 0; i < k.ntrace; i++)
+		TH_LOG("kernel:   %s", k.trace[i]);
+	EXPECT_EQ(0, k.bad);
+	ASSERT_TRUE(held);
+	ASSERT_LT(0, released_ns);
+	TH_LOG("the unplug returned %lld us after the CPU was let go",
+	       (unplugged_ns - released_ns) / 1000);
+	/* The hangup could run only once the holder let go: the unplug waited. */
+	EXPECT_LT(released_ns, unplugged_ns);
+	EXPECT_EQ(0, dir_entries(GPSPHC_CLASS));
 }
 
 TEST_HARNESS_MAIN

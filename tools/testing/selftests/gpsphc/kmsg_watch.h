@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #define KMSG_KEEP	8
+#define KMSG_TRACE	16
 
 /*
  * What the kernel logged since kmsg_watch_open(), scanned for the reports
@@ -26,6 +27,9 @@ struct kmsg_watch {
 	long bad;		/* records that matched */
 	long lost;		/* times records were overwritten unread */
 	char line[KMSG_KEEP][240];
+	/* the first report's task, work item and call trace */
+	int ntrace;
+	char trace[KMSG_TRACE][120];
 };
 
 static const char *const kmsg_bad_words[] = {
@@ -69,6 +73,13 @@ static inline void kmsg_watch_drain(struct kmsg_watch *k)
 		rec[n] = '\0';
 		msg = strchr(rec, ';');
 		msg = msg ? msg + 1 : rec;
+		if (k->bad == 1 && k->ntrace < KMSG_TRACE &&
+		    ((strstr(msg, "+0x") && !strstr(msg, " at ")) ||
+		     strstr(msg, " Comm: ") || strstr(msg, "Workqueue: "))) {
+			snprintf(k->trace[k->ntrace++], sizeof(k->trace[0]), "%.*s",
+				 (int)strcspn(msg, "\n"), msg);
+			continue;
+		}
 		for (i = 0; i < sizeof(kmsg_bad_words) / sizeof(kmsg_bad_words[0]); i++) {
 			if (!strstr(msg, kmsg_bad_words[i]))
 				continue;
