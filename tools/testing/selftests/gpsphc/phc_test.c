@@ -89,6 +89,7 @@ struct edge {
 	long k;			/* receiver second after the reference edge */
 	long long extts;	/* PHC time of the edge (EXTTS), if has_extts */
 	bool has_extts;
+	bool counted;		/* the servo counted it as a second */
 	uint32_t state;		/* servo state notified when the edge came */
 };
 
@@ -270,6 +271,7 @@ static void process_events(struct ctx *c)
 			e->raw = ev->raw_ns;
 			e->real = ev->real_ns;
 			e->k = rx->have_ref ? k_of(rx, e->raw) : 0;
+			e->counted = ev->counted;
 			e->state = rx->state;
 		} else if ((ev->cmd == GPSPHC_CMD_STATE_NTF ||
 			    ev->cmd == GPSPHC_CMD_LABEL_NTF) && rx->n_ntf < MAX_NTF) {
@@ -408,6 +410,41 @@ static long long edge_err(const struct rx *rx, int idx)
 }
 
 /*
+ * An edge the servo counts as no second is one it found more than its
+ * phase window (10 ms, kmod/servo/count.c) off the clock's second: the
+ * fake UART's hrtimer fires up to 21.5 ms late on a busy host.
+ */
+#define UNCOUNTED_MIN_NS	9000000LL
+
+/*
+ * Label edge @idx with its true second plus @dsec if the servo counted it
+ * as a second: true if labelled (@res then holds the answer). An edge left
+ * uncounted is not labelled (the kernel would refuse it, rightly, as
+ * gpsphcd's label would be); it must have been that late, or the test fails.
+ */
+static bool label_if_counted(struct __test_metadata *_metadata, struct ctx *c,
+			     struct rx *rx, int idx, long dsec, struct nlt_result *res)
+{
+	long long late;
+
+	memset(res, 0, sizeof(*res));
+	if (rx->e[idx].counted) {
+		EXPECT_EQ(0, label(c, rx, idx, dsec, res));
+		return true;
+	}
+	late = edge_err(rx, idx) % NSEC_PER_SEC;
+	if (late > NSEC_PER_SEC / 2)
+		late -= NSEC_PER_SEC;
+	else if (late < -NSEC_PER_SEC / 2)
+		late += NSEC_PER_SEC;
+	TH_LOG("k=%ld not counted by the servo, %lld us off the clock's second: not labelled",
+	       rx->e[idx].k, late / 1000);
+	EXPECT_TRUE(rx->e[idx].has_extts);
+	EXPECT_LE(UNCOUNTED_MIN_NS, llabs(late));
+	return false;
+}
+
+/*
  * Start @rx's generator (settings already written) and label its first
  * on-time edge with TAI second @tai0: the index of that edge.
  */
@@ -444,11 +481,9 @@ static int run_until_locked(struct __test_metadata *_metadata, struct ctx *c,
 	for (i = 1; i <= max; i++) {
 		idx = wait_edge(c, rx, 3000);
 		ASSERT_LE(0, idx) TH_LOG("pulses stopped");
-		if (label_each) {
-			ASSERT_EQ(0, label(c, rx, idx, 0, &res));
+		if (label_each && label_if_counted(_metadata, c, rx, idx, 0, &res))
 			EXPECT_EQ(0, res.err) TH_LOG("label of k=%ld refused: %s \"%s\"",
 						     rx->e[idx].k, strerror(res.err), res.ext_msg);
-		}
 		/* The STATE_NTF of this edge may trail its PPS_NTF a little. */
 		if (rx->state != GPSPHC_SERVO_LOCKED)
 			pump(c, 50);
@@ -896,8 +931,7 @@ TEST_F_TIMEOUT(lock, locks_and_keeps_the_count, 90)
 		 */
 		idx = wait_edge(c, rx, 4500);
 		ASSERT_LE(0, idx);
-		if (variant->label_each) {
-			ASSERT_EQ(0, label(c, rx, idx, 0, &res));
+		if (variant->label_each && label_if_counted(_metadata, c, rx, idx, 0, &res)) {
 			EXPECT_EQ(0, res.err) TH_LOG("%s", res.ext_msg);
 			labels++;
 		}
@@ -1145,8 +1179,9 @@ TEST_F_TIMEOUT(phc, holdover_and_back, 120)
 	for (i = i < 0 ? PRELOCK_EDGES : i; i < HOLDOVER_FIT_EDGES; i++) {
 		idx = wait_edge(c, rx, 3000);
 		ASSERT_LE(0, idx) TH_LOG("pulses stopped");
-		ASSERT_EQ(0, label(c, rx, idx, 0, &res));
-		EXPECT_EQ(0, res.err) TH_LOG("label of k=%ld: %s", rx->e[idx].k, res.ext_msg);
+		if (label_if_counted(_metadata, c, rx, idx, 0, &res))
+			EXPECT_EQ(0, res.err) TH_LOG("label of k=%ld: %s", rx->e[idx].k,
+						     res.ext_msg);
 	}
 	pump(c, 50);
 	before = rx->state;
@@ -1202,8 +1237,8 @@ TEST_F_TIMEOUT(phc, holdover_and_back, 120)
 		    rx->state != GPSPHC_SERVO_LOCKED; i++) {
 		idx = wait_edge(c, rx, 3000);
 		ASSERT_LE(0, idx);
-		ASSERT_EQ(0, label(c, rx, idx, 0, &res));
-		EXPECT_EQ(0, res.err) TH_LOG("label after holdover: %s", res.ext_msg);
+		if (label_if_counted(_metadata, c, rx, idx, 0, &res))
+			EXPECT_EQ(0, res.err) TH_LOG("label after holdover: %s", res.ext_msg);
 		pump(c, 50);
 	}
 	/* Back where it was, or further: LOCKING may have locked meanwhile. */
