@@ -128,6 +128,7 @@ logs() {
 
 echo "TAP version 13"
 echo "1..13"
+echo "# linuxptp $(ptp4l -v 2>&1): ptp4l, phc2sys, pmc"
 
 # --- the network: both ptp4l ----------------------------------------------
 setup_net() {
@@ -382,6 +383,19 @@ fi
 
 # Across midnight: the servos' states, the TAI clock's offset and steps,
 # sampled.
+# servo_counts DEV: the counters that say why a servo stepped (a step
+# of its own: steps with relocks or outliers; a confirmed label:
+# disagreements), for a failure to name.
+servo_counts() {
+	local f c=
+
+	for f in steps relocks outliers disagreements holdovers; do
+		c="$c $f=$(cat "$1/statistics/$f" 2>/dev/null)"
+	done
+	echo "${c# }"
+}
+counts0=$(servo_counts "$dev")
+ucounts0=$(servo_counts "$udev")
 steps0=$(cat "$dev/statistics/steps" 2>/dev/null)
 usteps0=$(cat "$udev/statistics/steps" 2>/dev/null)
 states=
@@ -397,6 +411,8 @@ until [ "$(date +%s)" -ge $((LEAP_UTC + 1)) ] || [ $(($(date +%s) + 2 * LEAP_LEA
 	[ "$o" -le "$worst" ] || worst=$o
 	sleep 0.25
 done
+counts_mid="$(date -u +%T) $(servo_counts "$dev")"
+ucounts_mid="$(date -u +%T) $(servo_counts "$udev")"
 # Right after midnight (before anything could slew a second away):
 # CLOCK_REALTIME = PHC - 38 s, and the kernel said it inserted the second.
 sys_err=
@@ -417,18 +433,30 @@ watch_said() { sed -n "s/^$1 //p" "$T/leap_watch.out" 2>/dev/null; }
 tai_said=$(watch_said tai)
 utc_said=$(watch_said utc)
 steps1=$(cat "$dev/statistics/steps" 2>/dev/null)
-if [ "$states" = " locked" ] && [ -n "$steps0" ] && [ "$steps0" = "$steps1" ] &&
+# locked_or_relocking STATES: only LOCKED and LOCKING were seen. A relock
+# (LOCKING again, no step) is the loop following a run of edges that
+# moved together, which a guest's interrupt latency does now and then
+# under TCG on a busy host; what the leap must not do is step, jump
+# (leap_watch) or lose the servo (UNLOCKED, HOLDOVER).
+locked_or_relocking() {
+	for st in $1; do
+		case $st in locked | locking) ;; *) return 1 ;; esac
+	done
+	case " $1 " in *" locked "*) ;; *) return 1 ;; esac
+}
+if locked_or_relocking "$states" && [ -n "$steps0" ] && [ "$steps0" = "$steps1" ] &&
 	[ "${tai_said%% *}" = 1 ]; then
-	ok "leap_phc_no_step: across midnight the servo stayed locked, no step ($steps1 in all), |offset_ns| at most $worst; the TAI clock, read by leap_watch: ${tai_said#1 }"
+	ok "leap_phc_no_step: across midnight the servo was [$states ] (relocks $(cat "$dev/statistics/relocks" 2>/dev/null)), no step ($steps1 in all), |offset_ns| at most $worst; the TAI clock, read by leap_watch: ${tai_said#1 }"
 else
-	not_ok "leap_phc_no_step: across midnight the servo was [$states ], steps $steps0 -> $steps1, |offset_ns| at most $worst; the TAI clock: ${tai_said:-no reading}"
+	not_ok "leap_phc_no_step: across midnight the servo was [$states ], steps $steps0 -> $steps1, |offset_ns| at most $worst; the TAI clock: ${tai_said:-no reading}; counters before: $counts0, at $counts_mid, at $(date -u +%T) $(servo_counts "$dev")"
 	sed 's/^/# leap_watch: /' "$T/leap_watch.out"
 	logs
 fi
-if [ "$ustates" = " locked" ] && [ "${utc_said%% *}" = 1 ]; then
-	ok "leap_utc_clock: the clock in scale utc ($uptp, servo locked throughout): ${utc_said#1 }"
+if locked_or_relocking "$ustates" && [ -n "$usteps0" ] && [ "$usteps0" = "$(cat "$udev/statistics/steps" 2>/dev/null)" ] &&
+	[ "${utc_said%% *}" = 1 ]; then
+	ok "leap_utc_clock: the clock in scale utc ($uptp, servo [$ustates ], no step but the leap's): ${utc_said#1 }"
 else
-	not_ok "leap_utc_clock: the clock in scale utc (${uptp:-none}, servo [$ustates ], steps $usteps0 -> $(cat "$udev/statistics/steps" 2>/dev/null)): ${utc_said:-no reading}"
+	not_ok "leap_utc_clock: the clock in scale utc (${uptp:-none}, servo [$ustates ], steps $usteps0 -> $(cat "$udev/statistics/steps" 2>/dev/null)): ${utc_said:-no reading}; counters before: $ucounts0, at $ucounts_mid, at $(date -u +%T) $(servo_counts "$udev")"
 	sed 's/^/# leap_watch: /' "$T/leap_watch.out"
 	[ -f "$T/gpsphcd-utc.log" ] && tail -n 15 "$T/gpsphcd-utc.log" | sed 's/^/# gpsphcd-utc: /'
 fi
@@ -436,7 +464,7 @@ inserted=$(dmesg | grep -c 'inserting leap second 23:59:60 UTC')
 if [ -n "$sys_after_at" ] && [ "$inserted" = 1 ]; then
 	ok "leap_system_clock_after: CLOCK_REALTIME = PHC - 38 s at $sys_after_at, off by $sys_err ns (the kernel: \"Clock: inserting leap second 23:59:60 UTC\")"
 else
-	not_ok "leap_system_clock_after: CLOCK_REALTIME - (PHC - 38 s) = ${sys_err:-?} ns by 00:00:03; the kernel's \"inserting leap second\" messages: $inserted"
+	not_ok "leap_system_clock_after: CLOCK_REALTIME - (PHC - 38 s) = ${sys_err:-?} ns by 00:00:03; the kernel's \"inserting leap second\" messages: $inserted; phc2sys said: $(grep -i -e leap -e jump -e step "$T/phc2sys.log" 2>/dev/null | head -n 3 | tr '\n' '|')"
 	logs
 fi
 echo "# the leap-second part took $(since_s "$leap_t0") s"

@@ -90,6 +90,7 @@ fraction()
 
 echo "TAP version 13"
 echo "1..6"
+echo "# linuxptp $(phc2sys -v 2>&1): phc_ctl, phc2sys"
 
 hold $PORT_A
 DEV=$(ptp_of $PORT_A)

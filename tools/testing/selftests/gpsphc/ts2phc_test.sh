@@ -40,6 +40,7 @@ cleanup() {
 trap cleanup EXIT
 
 tap_plan 6
+echo "# linuxptp $(ts2phc -v 2>&1): ts2phc"
 pulses_on
 # The recipe's two command lines, with the fake UART for /dev/ttyS0, its
 # clock's /dev/ptpN for /dev/gpsphc/ttyS0/ptp (no udev in the guest) and
