@@ -10,6 +10,12 @@
 #    and nothing left behind;
 #  - make deb: gpsphc-dkms (all) and gpsphcd (this machine's arch),
 #    without a lintian error;
+#  - make deb's gpsphcd for arm64 and armhf (cross built in the Debian 13
+#    chroot, tools/packaging/mkdeb.sh): lintian clean (this machine's
+#    lintian, as for amd64), their Architecture, Depends on that
+#    architecture's packages of the libraries the program links, an ARM
+#    program; gpsphcd's tests (make check-build) built there for both,
+#    and their C tests run under qemu-user, the chroot as their sysroot;
 #  - one version string, dkms.conf's, in gpsphcd --version, modinfo and
 #    both packages;
 #  - DKMS with Debian's 6.1 and 6.12 kernels: dkms add/build/install
@@ -166,7 +172,15 @@ check "the kernel's module tree and its modules.dep are as before" \
 
 # --- make deb ------------------------------------------------------------
 DEB=$T/share/deb
-check "make deb (from the tree without .git)" env GPSPHC_DEB_BUILD="$DEB" make -s -C "$SRC" deb
+# The arm builds' trees stay, for gpsphcd's tests (below).
+check "make deb (from the tree without .git)" \
+	env GPSPHC_DEB_BUILD="$DEB" GPSPHC_DEB_KEEP_CROSS=1 make -s -C "$SRC" deb
+TROOT=$CACHE/trixie/root
+KEPT=
+for a in arm64 armhf; do
+	[ -s "$DEB/build-$a.tree" ] && KEPT="$KEPT $TROOT$(cat "$DEB/build-$a.tree")"
+done
+trap 'rm -rf $KEPT; cleanup' EXIT
 DKMS_DEB=$DEB/gpsphc-dkms_${V}_all.deb
 HELPER_DEB=$DEB/gpsphcd_${V}_$ARCH.deb
 PLOT_DEB=$DEB/gpsphc-plot_${V}_all.deb
@@ -198,6 +212,7 @@ if [ -f "$HELPER_DEB" ]; then
 		"ExecStart=/usr/sbin/gpsphcd --config /etc/gpsphc/%i.conf --state /var/lib/gpsphc/%i.state /dev/%I" \
 		"$(grep '^ExecStart=' "$T/helper/lib/systemd/system/gpsphcd@.service")"
 fi
+
 if [ -f "$DKMS_DEB" ]; then
 	dpkg-deb -x "$DKMS_DEB" "$T/dkmspkg"
 	check "gpsphc-dkms: /usr/src/gpsphc-$V holds dkms.conf, Kbuild and kmod/" \
@@ -206,6 +221,92 @@ if [ -f "$DKMS_DEB" ]; then
 	check "gpsphc-dkms: gpsphc.ko loads at boot (modules-load.d)" \
 		grep -qx gpsphc "$T/dkmspkg/usr/lib/modules-load.d/gpsphc.conf"
 fi
+
+# --- gpsphcd for arm64 and armhf ----------------------------------------
+# The packages, as make deb cross built them in the Debian 13 chroot.
+QEMU_OK=1
+command -v qemu-aarch64 >/dev/null && command -v qemu-arm >/dev/null || QEMU_OK=0
+# Debian 13's arm64 programs sign their return addresses (PAC): QEMU's
+# default algorithm for that (QARMA5) makes them 6 times slower to run
+# than its own hash does.
+QEMU_arm64="qemu-aarch64 -cpu max,pauth-impdef=on"
+QEMU_armhf=qemu-arm
+for a in arm64 armhf; do
+	deb=$DEB/gpsphcd_${V}_$a.deb
+	check "make deb built gpsphcd_${V}_$a.deb" test -f "$deb"
+	[ -f "$deb" ] || continue
+	t=$(dpkg-architecture -a "$a" -qDEB_HOST_MULTIARCH 2>/dev/null)
+	same "gpsphcd ($a): Architecture" "$a" "$(dpkg-deb -f "$deb" Architecture)"
+	same "gpsphcd ($a): Version is dkms.conf's PACKAGE_VERSION" "$V" "$(dpkg-deb -f "$deb" Version)"
+	lint=$(lintian --no-cfg "$deb" 2>&1 | grep -v '^running with root privileges')
+	printf '%s\n' "$lint" | grep . | sed "s/^/# /"
+	same "gpsphcd ($a): lintian reports no error or warning" "" \
+		"$(printf '%s\n' "$lint" | grep '^[EW]:')"
+	rm -rf "$T/helper-$a"
+	dpkg-deb -x "$deb" "$T/helper-$a"
+	bin=$T/helper-$a/usr/sbin/gpsphcd
+	case $a in arm64) want="ARM aarch64" ;; armhf) want="ARM, EABI5" ;; esac
+	check "gpsphcd ($a): file says $want" sh -c 'file -b "$1" | tee /dev/stderr | grep -qF "$2"' \
+		sh "$bin" "$want"
+	# Depends: the chroot's package of every library the program links,
+	# of this architecture (what dpkg-shlibdeps found there).
+	paths=$(readelf -d "$bin" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p' |
+		while read -r so; do
+			if [ -e "$TROOT/usr/lib/$t/$so" ]; then echo "/usr/lib/$t/$so"; else echo "/usr/lib/$so"; fi
+		done)
+	same "gpsphcd ($a): Depends names the $a packages of the libraries it links" \
+		"$(chroot "$TROOT" dpkg -S $paths 2>&1 | sed 's/: .*//' | sort -u)" \
+		"$(dpkg-deb -f "$deb" Depends | tr ',' '\n' | sed 's/^ *//; s/[ (].*//; s/$/:'"$a"'/' | sort -u)"
+	if [ $QEMU_OK = 1 ]; then
+		eval "q=\$QEMU_$a"
+		same "gpsphcd --version from the $a package (${q%% *})" "gpsphcd $V" \
+			"$($q -L "$TROOT" "$bin" --version 2>&1)"
+	fi
+done
+
+# gpsphcd's tests for arm64 and armhf: everything make check runs, built
+# in the chroot with 6.12's kselftest harness (whose -T leaves a test
+# out), in make deb's build tree there: on the objects that went into the
+# package. The C tests then run under qemu-user (not qemu-user-static and
+# binfmt: this machine runs foreign programs as it did), against a
+# sysroot of the chroot's /usr and that tree only: the tests' /dev/ptmx
+# and /tmp stay this machine's. The test programs are dynamically linked,
+# as gpsphcd is (libsystemd has no static library). Left out under TCG,
+# which runs them 10 to 20 times slower (some 45 s an architecture): the
+# sweeps over decades of dates and over random devices, which
+# make -C userspace check runs natively.
+SWEEPS="exhaustive_sentences build_slack_30_days_before_to_19_years_after
+	random_devices_always_valid_exposition"
+mkdir -p "$T/sysroot/tmp"
+ln -s "$TROOT/usr" "$T/sysroot/usr"
+ln -s usr/lib "$T/sysroot/lib"
+for a in arm64 armhf; do
+	t=$(dpkg-architecture -a "$a" -qDEB_HOST_MULTIARCH 2>/dev/null)
+	tree=$(cat "$DEB/build-$a.tree" 2>/dev/null)
+	if [ -z "$tree" ] || [ ! -d "$TROOT$tree/gpsphc-$V/userspace" ]; then
+		result fail "gpsphcd's tests build for $a: make deb left no $a build tree in $TROOT"
+		continue
+	fi
+	mkdir -p "$TROOT$tree/ksft"
+	cp "$CACHE"/linux-source-6.12/tools/testing/selftests/kselftest*.h "$TROOT$tree/ksft/"
+	ln -s "$TROOT$tree" "$T/sysroot$tree"
+	check "gpsphcd's tests build for $a (make check-build, in the Debian 13 chroot)" \
+		flock -s "$CACHE/trixie/lock" chroot "$TROOT" env -i PATH=/usr/bin:/bin LC_ALL=C.UTF-8 \
+		make -s -j2 -C "$tree/gpsphc-$V/userspace" check-build CC="$t-gcc" AR="$t-ar" \
+		PKG_CONFIG="$t-pkg-config" KSFT_DIR="$tree/ksft"
+	eval "q=\$QEMU_$a"
+	for prog in "$TROOT$tree/gpsphc-$V"/userspace/build/test_*; do
+		[ -f "$prog" ] && [ -x "$prog" ] || continue
+		name=${prog##*/}
+		if [ $QEMU_OK = 0 ]; then
+			echo "ok $((n += 1)) $a: $name under ${q%% *} # SKIP qemu-user missing: run 'make deps'"
+			continue
+		fi
+		check "$a: $name passes under ${q%% *}" $q -L "$T/sysroot" "$prog" \
+			$(for x in $SWEEPS; do printf -- '-T %s ' "$x"; done)
+	done
+done
+rm -rf $KEPT
 
 # --- DKMS, in a chroot under a throwaway overlay -------------------------
 ROOT=$T/root

@@ -19,13 +19,17 @@ CACHE=${GPSPHC_CACHE:-/var/cache/gpsphc}
 # and armhf guests. Their programs are built in the trixie chroot
 # (trixie.sh): Debian 12's cross compilers and gcc-multilib (the host
 # tests' 32-bit builds) exclude each other.
+# qemu-user: qemu-aarch64 and qemu-arm run gpsphcd's arm64 and armhf unit
+# tests (tools/testing/packaging/test_packaging.sh), the trixie chroot
+# their sysroot (-L). Its Recommends qemu-user-binfmt stays out: nothing
+# changes how this machine runs foreign programs.
 PACKAGES="build-essential make gcc gcc-12 pkg-config kmod cpio busybox-static
 	qemu-system-x86 libnl-3-dev libnl-genl-3-dev linux-source-6.1
 	linux-source-6.12 linuxptp iproute2 sparse tzdata clang libclang-rt-14-dev
 	xz-utils python3 python3-yaml python3-jsonschema perl bc flex bison
 	libelf-dev libssl-dev dwarves rsync debhelper dh-dkms dkms lintian
 	libsystemd-dev systemd udev debootstrap nettle-dev libjson-c-dev python3-matplotlib
-	gcc-multilib qemu-system-arm"
+	gcc-multilib qemu-system-arm qemu-user"
 
 die() { echo "deps: $*" >&2; exit 1; }
 
