@@ -2,19 +2,30 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # appliance.sh KVER [TIMEOUT]: the appliance test (issue 9). Boots a real
-# Debian 12 system with systemd as init under QEMU (TCG) on Debian's kernel
-# KVER, with gpsphcd from 'make deb', the module built by build.sh, the
+# Debian system with systemd as init under QEMU (TCG) on Debian's kernel
+# KVER, with gpsphcd from 'make deb', the module (below), the
 # test-only fake UART and its simulated receiver started at boot, and
 # chrony on gpsphc's clock with the drop-ins gpsphcd ships as examples,
 # and gpsd on the sentences gpsphcd republishes (nmea_pty) and its PPS,
 # and Debian's prometheus-node-exporter serving gpsphcd's metrics file.
 # The image's check unit (appliance/check.sh) prints TAP on the console;
 # the same disk is booted twice (the second boot checks that all of it
-# comes back by itself). TAP on stdout, for run_checks.sh.
+# comes back by itself; GPSPHC_APPLIANCE_BOOTS=1 boots it once, for make
+# check's time budget, and GPSPHC_APPLIANCE_LEAVE="kill9 replug" leaves
+# gpsphcd's kill -9 and the receiver's unplug and replug out of the first
+# boot, as make check's Debian 12 appliance does: Debian 13's checks
+# them). TAP on stdout, for run_checks.sh.
 #
-#   $GPSPHC_CACHE/appliance/rootfs-HASH   debootstrap + bookworm-updates and
+# The Debian release comes from KVER: a Debian 13 kernel (its name has
+# +deb13-, trixie.sh) boots Debian 13 (trixie: systemd 257, chrony 4.6,
+# gpsd 3.25; issue 25), any other Debian 12 (bookworm).
+#
+#   $GPSPHC_CACHE/appliance/rootfs-bookworm-HASH
+#   $GPSPHC_CACHE/appliance/rootfs-trixie-KVER-HASH
+#                                         debootstrap + SUITE-updates and
 #                                         -security, made once per recipe
-#                                         (HASH of appliance/rootfs.sh)
+#                                         (HASH of appliance/rootfs.sh) and,
+#                                         for trixie, kernel
 #   $GPSPHC_VM_BUILD/KVER/appliance/      disk.img (ext4, mkfs.ext4 -d, no
 #                                         loop mount), initrd, console logs;
 #                                         rebuilt when an input changes
@@ -23,11 +34,21 @@
 # console, no password; Ctrl-A X quits):
 #   GPSPHC_APPLIANCE_BOOT=shell sh tools/testing/vm/appliance.sh KVER
 #
-# gpsphc.ko goes into /lib/modules/KVER/updates as build.sh built it,
-# rather than through gpsphc-dkms: DKMS would need gcc and the kernel's
-# headers in the image and minutes of TCG at first boot, and the
-# packaging test already runs dkms against both kernels' headers. The
-# gpsphc-dkms package's modules-load.d file is installed from its .deb.
+# Debian 12: gpsphc.ko goes into /lib/modules/KVER/updates as build.sh
+# built it, rather than through gpsphc-dkms: DKMS would need gcc and the
+# kernel's headers in the image, and the packaging test already runs
+# dkms against both kernels' headers. The gpsphc-dkms package's
+# modules-load.d file is installed from its .deb.
+#
+# Debian 13: installed the way a user does. The image has dkms and
+# linux-headers-KVER (rootfs.sh); apt installs gpsphc-dkms and gpsphcd
+# from their .debs in a chroot of the image's copy, and DKMS's own
+# postinst builds gpsphc.ko for KVER there: the image's DKMS with the
+# image's gcc 14, run while the image is made (on this machine's CPU,
+# not under TCG at first boot). The test asserts that DKMS installed it
+# and check.sh that the booted system runs that very file. Only the
+# test-only gpsphc_sim.ko comes from build.sh (built in the trixie
+# chroot).
 set -eu
 
 KVER=$1
@@ -39,30 +60,52 @@ VMBUILD=${GPSPHC_VM_BUILD:-$TOP/tools/testing/vm/build}
 KROOT=$CACHE/kernel-$KVER
 OUT=$VMBUILD/$KVER/appliance
 MODE=${GPSPHC_APPLIANCE_BOOT:-check}
+BOOTS=${GPSPHC_APPLIANCE_BOOTS:-2}
+case $KVER in
+*+deb13-*) SUITE=trixie ;;
+*) SUITE=bookworm ;;
+esac
 
 die() { echo "not ok appliance: $*"; exit 1; }
+case $BOOTS in
+1|2) ;;
+*) die "GPSPHC_APPLIANCE_BOOTS=$BOOTS: 1 (the first boot) or 2 (and the reboot)" ;;
+esac
 [ -s "$KROOT/boot/vmlinuz-$KVER" ] || die "no kernel $KROOT/boot/vmlinuz-$KVER: run 'make deps'"
 mkdir -p "$CACHE/appliance" "$OUT"
 
-# 1. The Debian root filesystem, once per recipe (two runs: one builds).
+# 1. The Debian root filesystem, once per recipe and suite (and for
+# trixie per kernel, whose headers and image it has; two runs: one
+# builds). A recipe's older root filesystems go, and a trixie one whose
+# kernel is no longer in the cache.
 hash=$(sha256sum "$HERE/rootfs.sh" | cut -c1-12)
-ROOTFS=$CACHE/appliance/rootfs-$hash
+if [ $SUITE = trixie ]; then
+	ROOTFS=$CACHE/appliance/rootfs-trixie-$KVER-$hash
+else
+	ROOTFS=$CACHE/appliance/rootfs-bookworm-$hash
+fi
 (
 	flock 8
 	[ -f "$ROOTFS.done" ] && exit 0
 	t0=$(date +%s)
-	nice -n 10 sh "$HERE/rootfs.sh" "$ROOTFS" >&2 || exit 1
+	nice -n 10 sh "$HERE/rootfs.sh" "$ROOTFS" $SUITE "$KVER" >&2 || exit 1
 	touch "$ROOTFS.done"
-	echo "# appliance: made the Debian root filesystem in $(($(date +%s) - t0)) s" >&2
-	for old in "$CACHE"/appliance/rootfs-*.done; do
-		[ "$old" = "$ROOTFS.done" ] || rm -rf "${old%.done}" "$old" "${old%.done}.log" "${old%.done}.packages"
+	echo "# appliance: made the Debian $SUITE root filesystem in $(($(date +%s) - t0)) s" >&2
+	# (each one has its log, also one that failed half-way)
+	for old in "$CACHE"/appliance/rootfs-*.log; do
+		o=${old%.log}
+		case $o in
+		*-"$hash") k=${o#"$CACHE"/appliance/rootfs-trixie-}
+			[ "$k" = "$o" ] || [ -d "$CACHE/kernel-${k%-"$hash"}" ] && continue ;;
+		esac
+		rm -rf "$o" "$old" "$o.done" "$o.packages"
 	done
-) 8>"$CACHE/appliance/.lock" || die "debootstrap of the root filesystem failed (log: $ROOTFS.log)"
+) 8>"$CACHE/appliance/.lock" || die "debootstrap of the $SUITE root filesystem failed (log: $ROOTFS.log)"
 
 # 2. The module for KVER (build.sh), and the packages (make deb).
 MODS=$VMBUILD/$KVER
 if [ ! -f "$MODS/gpsphc/gpsphc.ko" ] || [ ! -f "$MODS/gpsphc_sim/gpsphc_sim.ko" ]; then
-	nice -n 10 sh "$TOP/tools/testing/vm/build.sh" "$KVER" >"$OUT/build.log" 2>&1 ||
+	GPSPHC_MODULES_ONLY=1 nice -n 10 sh "$TOP/tools/testing/vm/build.sh" "$KVER" >"$OUT/build.log" 2>&1 ||
 		die "build.sh $KVER failed (log: $OUT/build.log)"
 fi
 DEBS=$VMBUILD/appliance-debs
@@ -74,37 +117,95 @@ DEBS=$VMBUILD/appliance-debs
 		exit 0
 	fi
 	rm -rf "$DEBS"
-	GPSPHC_DEB_BUILD=$DEBS nice -n 10 sh "$TOP/tools/packaging/mkdeb.sh" >"$VMBUILD/appliance-debs.log" 2>&1 || exit 1
+	# (amd64 only: the appliance is an amd64 guest)
+	GPSPHC_DEB_ARCHS=amd64 GPSPHC_DEB_BUILD=$DEBS nice -n 10 sh "$TOP/tools/packaging/mkdeb.sh" >"$VMBUILD/appliance-debs.log" 2>&1 || exit 1
 	touch "$DEBS/.stamp"
 ) 8>"$VMBUILD/.appliance-debs.lock" || die "make deb failed (log: $VMBUILD/appliance-debs.log)"
 
 # 3. The disk: the root filesystem, KVER's modules, gpsphc, the test.
-key=$( { echo "$hash"; sha256sum "$DEBS"/*.deb "$MODS"/gpsphc/gpsphc.ko \
-	"$MODS"/gpsphc_sim/gpsphc_sim.ko "$HERE"/* "$0" | cut -d' ' -f1; } | sha256sum | cut -c1-16)
+# (Debian 13's gpsphc.ko is DKMS's, built from the gpsphc-dkms .deb.)
+kos="$MODS/gpsphc/gpsphc.ko $MODS/gpsphc_sim/gpsphc_sim.ko"
+[ $SUITE = bookworm ] || kos=$MODS/gpsphc_sim/gpsphc_sim.ko
+# shellcheck disable=SC2086 # a list of files
+key=$( { echo "$hash $SUITE"; sha256sum "$DEBS"/gpsphc-dkms_*.deb "$DEBS"/gpsphcd_*.deb $kos \
+	"$HERE"/* "$0" | cut -d' ' -f1; } | sha256sum | cut -c1-16)
 if [ "$(cat "$OUT/disk.key" 2>/dev/null)" != "$key" ]; then
 	t0=$(date +%s)
 	R=$OUT/root
 	rm -rf "$R" "$OUT/disk.key"
 	cp -a "$ROOTFS" "$R"
-	# Modules of a QEMU guest with no network or sound.
-	mkdir -p "$R/lib/modules/$KVER"
-	rsync -a --exclude=build --exclude=source --exclude=drivers/gpu --exclude=drivers/media \
-		--exclude=drivers/net/wireless --exclude=drivers/infiniband --exclude=drivers/staging \
-		--exclude=sound --exclude=net/wireless --exclude=net/mac80211 --exclude=drivers/bluetooth \
-		"$KROOT/lib/modules/$KVER/" "$R/lib/modules/$KVER/"
-	install -D -m 0644 "$MODS/gpsphc/gpsphc.ko" "$MODS/gpsphc_sim/gpsphc_sim.ko" \
-		-t "$R/lib/modules/$KVER/updates/"
-	depmod -b "$R" "$KVER"
-	# gpsphcd, as dpkg installs it; gpsphc-dkms's modules-load.d file.
-	cp "$DEBS"/gpsphcd_*.deb "$R/tmp/"
-	chroot "$R" sh -c 'dpkg -i /tmp/gpsphcd_*.deb && rm /tmp/gpsphcd_*.deb' >"$OUT/dpkg.log" 2>&1 ||
-		die "dpkg -i gpsphcd failed in the image (log: $OUT/dpkg.log)"
-	x=$(mktemp -d)
-	dpkg-deb -x "$DEBS"/gpsphc-dkms_*.deb "$x"
-	find "$x" -path '*/modules-load.d/*' -type f | while read -r f; do
-		install -D -m 0644 "$f" "$R${f#"$x"}"
-	done
-	rm -rf "$x"
+	if [ $SUITE = bookworm ]; then
+		# Modules of a QEMU guest with no network or sound.
+		mkdir -p "$R/lib/modules/$KVER"
+		rsync -a --exclude=build --exclude=source --exclude=drivers/gpu --exclude=drivers/media \
+			--exclude=drivers/net/wireless --exclude=drivers/infiniband --exclude=drivers/staging \
+			--exclude=sound --exclude=net/wireless --exclude=net/mac80211 --exclude=drivers/bluetooth \
+			"$KROOT/lib/modules/$KVER/" "$R/lib/modules/$KVER/"
+		install -D -m 0644 "$MODS/gpsphc/gpsphc.ko" "$MODS/gpsphc_sim/gpsphc_sim.ko" \
+			-t "$R/lib/modules/$KVER/updates/"
+		depmod -b "$R" "$KVER"
+		# gpsphcd, as dpkg installs it; gpsphc-dkms's modules-load.d file.
+		cp "$DEBS"/gpsphcd_*.deb "$R/tmp/"
+		chroot "$R" sh -c 'dpkg -i /tmp/gpsphcd_*.deb && rm /tmp/gpsphcd_*.deb' >"$OUT/dpkg.log" 2>&1 ||
+			die "dpkg -i gpsphcd failed in the image (log: $OUT/dpkg.log)"
+		x=$(mktemp -d)
+		dpkg-deb -x "$DEBS"/gpsphc-dkms_*.deb "$x"
+		find "$x" -path '*/modules-load.d/*' -type f | while read -r f; do
+			install -D -m 0644 "$f" "$R${f#"$x"}"
+		done
+		rm -rf "$x"
+	else
+		# The kernel the guest boots is the image's own: trixie.sh
+		# unpacked kernel-KVER from the linux-image-KVER-unsigned that
+		# rootfs.sh installed in the image (for linux-headers-KVER).
+		cmp -s "$R/boot/vmlinuz-$KVER" "$KROOT/boot/vmlinuz-$KVER" ||
+			die "the image's /boot/vmlinuz-$KVER is not $KROOT/boot/vmlinuz-$KVER (two builds of $KVER? remove $ROOTFS.done to make the image's root filesystem again)"
+		install -D -m 0644 "$MODS/gpsphc_sim/gpsphc_sim.ko" -t "$R/usr/lib/modules/$KVER/updates/"
+		# gpsphc-dkms and gpsphcd as a user installs them: apt, in a
+		# chroot of the image (no daemon starts: policy-rc.d), with the
+		# packages' dependencies from the image (no package lists, no
+		# network: rootfs.sh installed them). gpsphc-dkms's postinst is
+		# the image's DKMS: it builds and installs gpsphc.ko here, now,
+		# with the image's gcc 14 against linux-headers-KVER. (DKMS's
+		# common.postinst builds for uname -r, this machine's kernel,
+		# whose headers the image has not, so it skips it, and for the
+		# newest kernel in /lib/modules: KVER, the image's only one.
+		# No openssl in the image: DKMS signs nothing, and Debian's
+		# kernel loads the module unsigned, tainted, as on a user's
+		# machine without Secure Boot.)
+		cp "$DEBS"/gpsphc-dkms_*.deb "$DEBS"/gpsphcd_*.deb "$R/tmp/"
+		printf '#!/bin/sh\nexit 101\n' >"$R/usr/sbin/policy-rc.d"
+		chmod 0755 "$R/usr/sbin/policy-rc.d"
+		log=$OUT/apt-dkms.log
+		# (none of this machine's environment: its TMPDIR, say, is not
+		# in the image)
+		in_image() {
+			chroot "$R" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 \
+				DEBIAN_FRONTEND=noninteractive "$@"
+		}
+		in_image sh -c 'apt-get install -y -q --no-install-recommends /tmp/gpsphc-dkms_*.deb /tmp/gpsphcd_*.deb' \
+			>"$log" 2>&1 || die "apt-get install of gpsphc-dkms and gpsphcd failed in the image (log: $log)"
+		rm -f "$R/usr/sbin/policy-rc.d" "$R"/tmp/*.deb
+		in_image depmod "$KVER" >>"$log" 2>&1 || die "depmod $KVER failed in the image (log: $log)"
+		# DKMS says gpsphc is installed for KVER, in its own directory
+		# of the kernel's modules, and modprobe finds that file.
+		st=$(in_image dkms status -m gpsphc -k "$KVER" 2>&1)
+		echo "dkms status: $st" >>"$log"
+		case $st in
+		gpsphc/*", $KVER, x86_64: installed"*) ;;
+		*) die "DKMS has not installed gpsphc for $KVER in the image: dkms status says '$st' (log: $log)" ;;
+		esac
+		ko=$(in_image modinfo -k "$KVER" -n gpsphc 2>&1)
+		case $ko in
+		/lib/modules/$KVER/updates/dkms/gpsphc.ko*|/usr/lib/modules/$KVER/updates/dkms/gpsphc.ko*) ;;
+		*) die "modprobe's gpsphc for $KVER in the image is '$ko', not DKMS's (log: $log)" ;;
+		esac
+		# What check.sh compares the loaded module with.
+		mkdir -p "$R/usr/local/lib/gpsphc-test"
+		printf 'file %s\nsrcversion %s\n' "$ko" "$(in_image modinfo -k "$KVER" -F srcversion gpsphc)" \
+			>"$R/usr/local/lib/gpsphc-test/dkms-module"
+		echo "DKMS's module: $(tr '\n' ' ' <"$R/usr/local/lib/gpsphc-test/dkms-module")" >>"$log"
+	fi
 	ex=$R/usr/share/doc/gpsphcd/examples
 	[ -f "$ex/chrony-gpsphc.conf" ] || die "gpsphcd's package has no chrony-gpsphc.conf example"
 	# chrony on the simulated receiver's clock, as the examples say.
@@ -144,8 +245,12 @@ if [ "$(cat "$OUT/disk.key" 2>/dev/null)" != "$key" ]; then
 	ln -sf /lib/systemd/system/chrony.service "$R/etc/systemd/system/dev-gpsphc-ttyGPSSIM0-ptp.device.wants/"
 	# The journal of the previous boot is read by the next.
 	mkdir -p "$R/var/log/journal"
-	mkfs.ext4 -q -F -L gpsphc-root -d "$R" "$OUT/disk.img.tmp" 1200M >/dev/null ||
-		die "mkfs.ext4 -d failed"
+	# The content and as much again free, for the journal of two boots
+	# and what the services write (1200M at least, as for Debian 12).
+	size=$(($(du -sm "$R" | cut -f1) * 2))
+	[ $size -ge 1200 ] || size=1200
+	mkfs.ext4 -q -F -L gpsphc-root -d "$R" "$OUT/disk.img.tmp" ${size}M >/dev/null ||
+		die "mkfs.ext4 -d of a ${size}M disk failed ($OUT/disk.img.tmp)"
 	mv "$OUT/disk.img.tmp" "$OUT/disk.img"
 
 	# A busybox initramfs that loads what Debian builds as modules
@@ -184,22 +289,26 @@ INIT
 	(cd "$I" && find . | cpio -o -H newc --quiet | gzip -1) >"$OUT/initrd.cpio.gz"
 	rm -rf "$R" "$I"
 	echo "$key" >"$OUT/disk.key"
-	echo "# appliance $KVER: made the disk image in $(($(date +%s) - t0)) s"
+	echo "# appliance $KVER: made the $SUITE disk image (${size}M) in $(($(date +%s) - t0)) s"
 fi
 
 # 4. Boot a fresh copy of the disk twice.
 cp --sparse=always "$OUT/disk.img" "$OUT/run.img"
 append="console=ttyS0 root=/dev/vda slub_debug=FZPU loglevel=${GPSPHC_APPLIANCE_LOGLEVEL:-3} panic=-1 oops=panic"
 if [ "$MODE" = shell ]; then
-	exec flock "${TMPDIR:-/tmp}/gpsphc-vm.lock" \
+	exec flock "${TMPDIR:-/tmp}/gpsphc-vm.lock" ${GPSPHC_VM_CPUS:+taskset -c "$GPSPHC_VM_CPUS"} \
 		qemu-system-x86_64 -accel tcg,thread=single -cpu max -smp 2 -m 1024 \
 		-nographic -nodefaults -serial mon:stdio -no-reboot \
 		-kernel "$KROOT/boot/vmlinuz-$KVER" -initrd "$OUT/initrd.cpio.gz" \
 		-drive file="$OUT/run.img",format=raw,if=virtio -append "$append"
 fi
 append="$append gpsphc_appliance=check systemd.mask=serial-getty@ttyS0.service systemd.show_status=${GPSPHC_APPLIANCE_STATUS:-error}"
+leave=$(echo ${GPSPHC_APPLIANCE_LEAVE:-} | tr ' ' ',')
+[ -z "$leave" ] || append="$append gpsphc_appliance_leave=$leave"
 rc=0
-for b in 1 2; do
+b=0
+while [ $b -lt "$BOOTS" ]; do
+	b=$((b + 1))
 	log=$OUT/console-$b.log
 	t0=$(date +%s)
 	# One guest at a time on this machine (as run.sh).

@@ -79,6 +79,22 @@ show_all() {
 
 echo "TAP version 13"
 diag "boot $boot of the appliance, kernel $(uname -r), up $(cut -d' ' -f1 /proc/uptime) s"
+# Debian 13's image has gpsphc.ko from DKMS (appliance.sh): the loaded
+# module is the file DKMS installed, which modprobe finds for this
+# kernel, and DKMS says so too.
+dkms_module=/usr/local/lib/gpsphc-test/dkms-module
+from_dkms() {
+	local file srcv st
+	file=$(sed -n 's/^file //p' $dkms_module)
+	srcv=$(sed -n 's/^srcversion //p' $dkms_module)
+	st=$(dkms status -m gpsphc -k "$(uname -r)" 2>&1)
+	why="loaded srcversion $(cat /sys/module/gpsphc/srcversion 2>&1), modprobe's file $(modinfo -n gpsphc 2>&1); DKMS's $file, srcversion $srcv; dkms status: $st"
+	[ -n "$srcv" ] && [ "$(cat /sys/module/gpsphc/srcversion 2>/dev/null)" = "$srcv" ] &&
+		[ "$(modinfo -n gpsphc 2>/dev/null)" = "$file" ] &&
+		[ "$(modinfo -F srcversion "$file" 2>/dev/null)" = "$srcv" ] &&
+		[[ $st == *": installed"* ]]
+}
+[ ! -f $dkms_module ] || check module_is_the_one_dkms_built within 60 from_dkms
 check gpsphcd_active_and_ready within 120 active_ready
 check stable_names_point_at_the_devices within 30 names_right
 check chronyd_selects_the_phc within 180 selected
@@ -365,7 +381,16 @@ check scrape_textfile_no_scrape_error scrape_error_0
 check scrape_textfile_mtime_recent mtime_recent
 check metrics_file_replaced_whole prom_file_whole 6
 
-if [ $boot = 1 ]; then
+# left PART: appliance.sh was told to leave PART of the first boot out
+# (GPSPHC_APPLIANCE_LEAVE): another appliance checks it.
+left() {
+	case ",$(sed -n 's/.*gpsphc_appliance_leave=\([^ ]*\).*/\1/p' /proc/cmdline)," in
+	*",$1,"*) diag "$1: left to the other appliance (GPSPHC_APPLIANCE_LEAVE)" ;;
+	*) return 1 ;;
+	esac
+}
+
+if [ $boot = 1 ] && ! left kill9; then
 	# kill -9: systemd restarts gpsphcd with the tty from its fd store.
 	d0=$(sysdev)
 	ptp0=$(readlink -f /dev/gpsphc/$tty/ptp)
@@ -397,7 +422,8 @@ if [ $boot = 1 ]; then
 	gpsd_tpv_again() { gpspipe_run 10 && tpv_right 5 && pps_messages 5; }
 	check kill9_gpsd_tpv_resume within 60 gpsd_tpv_again
 	gpsd_show
-
+fi
+if [ $boot = 1 ]; then
 	# systemctl restart: a restart job keeps the fd store (the unit is
 	# not garbage-collected between its stop and its start, systemd
 	# 252), so the clock stays and the new gpsphcd takes it over, as
@@ -415,7 +441,9 @@ if [ $boot = 1 ]; then
 	l0=$(labels)
 	check restart_labels_resume within 30 labels_above $((l0 + 3))
 
-	# The receiver unplugged and plugged back in.
+fi
+# The receiver unplugged and plugged back in.
+if [ $boot = 1 ] && ! left replug; then
 	echo "0 0" >$ctl/port_present
 	check unplug_stops_the_service within 30 sh -c "[ \"\$(systemctl show -P ActiveState $unit)\" != active ]"
 	check unplug_removes_the_device_and_names within 10 \
