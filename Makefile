@@ -6,10 +6,11 @@
 #   make KVER=6.1.0-NN-amd64  build against an installed Debian kernel's headers
 #   make install, uninstall   gpsphc.ko, depmod, and gpsphcd with its files
 #                             (DESTDIR=, PREFIX=/usr; KVER= or KDIR= as above)
-#   make deb                  Debian packages gpsphc-dkms and gpsphcd
+#   make deb                  Debian packages gpsphc-dkms and gpsphcd (amd64,
+#                             arm64, armhf)
 #   make deps                 install the Debian packages build and tests need
 #   make demo                 the main job on a simulated receiver, in a VM
-#   make check                every test: host tests, then both kernels in VMs
+#   make check                every test: host tests, then the kernels in VMs
 #   make bench                benchmarks in the VM (figures, not tests)
 #   make checkpatch sparse    kernel style and static checks
 #   make ynl                  regenerate the netlink code and uAPI header

@@ -31,11 +31,12 @@
 # its armhf ones in -armmp or -armmp-lpae (qemu-system-arm), the others
 # are amd64. An arm guest cannot run this machine's programs: its
 # selftests are built in the trixie chroot by its cross gcc
-# (aarch64-linux-gnu-gcc, arm-linux-gnueabihf-gcc), static (no arm libc
-# in the guest), its busybox is busybox-static:arm64 or :armhf (trixie.sh
-# unpacks it beside the kernel), and the programs that need gpsphcd,
-# Python or linuxptp (every shell test, and phc_test's phc_ctl and
-# phc2sys) stay out of its run list.
+# (aarch64-linux-gnu-gcc, arm-linux-gnueabihf-gcc), static; its busybox
+# is busybox-static:arm64 or :armhf and its linuxptp Debian 13's of its
+# architecture (trixie.sh unpacks both beside the kernel); its gpsphcd is
+# cross built in the chroot, dynamic, and staged with the chroot's
+# libraries of that architecture. The shell tests that need Python,
+# bash or iproute2 stay out of its run list.
 set -eu
 
 KVER=$1
@@ -109,15 +110,28 @@ kbuild_module() {
 	fi
 }
 
-kbuild_module gpsphc "$TOP/Kbuild" "$TOP/kmod"
-[ -d "$TOP/tools/testing/gpsphc_sim" ] &&
-	kbuild_module gpsphc_sim "$TOP"/tools/testing/gpsphc_sim/*.[ch] "$TOP"/tools/testing/gpsphc_sim/Kbuild
-# The kernel's own 8250 driver on an emulated 16550A (gpsphc_8250_test.sh).
-[ -d "$TOP/tools/testing/gpsphc_8250emu" ] &&
-	kbuild_module gpsphc_8250emu "$TOP"/tools/testing/gpsphc_8250emu/*.[ch] "$TOP"/tools/testing/gpsphc_8250emu/Kbuild
-# A GPIO controller with a PPS on a line (gpsphc_gpio_test.sh).
-[ -d "$TOP/tools/testing/gpsphc_gpioemu" ] &&
-	kbuild_module gpsphc_gpioemu "$TOP"/tools/testing/gpsphc_gpioemu/*.[ch] "$TOP"/tools/testing/gpsphc_gpioemu/Kbuild
+# GPSPHC_VM_MODULES_FROM=DIR: the modules another build directory built
+# for KVER from the same tree (make check's second build of a kernel,
+# whose guest runs other tests), copied instead of built again.
+MODULES_FROM=${GPSPHC_VM_MODULES_FROM:+$GPSPHC_VM_MODULES_FROM/$KVER}
+if [ -n "$MODULES_FROM" ]; then
+	for name in gpsphc gpsphc_sim gpsphc_8250emu gpsphc_gpioemu; do
+		[ -d "$TOP/tools/testing/$name" ] || [ $name = gpsphc ] || continue
+		[ -f "$MODULES_FROM/$name/$name.ko" ] || die "no $name.ko in $MODULES_FROM"
+		rm -rf "$OUT/$name"; mkdir -p "$OUT/$name"
+		cp "$MODULES_FROM/$name/$name.ko" "$MODULES_FROM/$name/build.log" "$OUT/$name/"
+	done
+else
+	kbuild_module gpsphc "$TOP/Kbuild" "$TOP/kmod"
+	[ ! -d "$TOP/tools/testing/gpsphc_sim" ] ||
+		kbuild_module gpsphc_sim "$TOP"/tools/testing/gpsphc_sim/*.[ch] "$TOP"/tools/testing/gpsphc_sim/Kbuild
+	# The kernel's own 8250 driver on an emulated 16550A (gpsphc_8250_test.sh).
+	[ ! -d "$TOP/tools/testing/gpsphc_8250emu" ] ||
+		kbuild_module gpsphc_8250emu "$TOP"/tools/testing/gpsphc_8250emu/*.[ch] "$TOP"/tools/testing/gpsphc_8250emu/Kbuild
+	# A GPIO controller with a PPS on a line (gpsphc_gpio_test.sh).
+	[ ! -d "$TOP/tools/testing/gpsphc_gpioemu" ] ||
+		kbuild_module gpsphc_gpioemu "$TOP"/tools/testing/gpsphc_gpioemu/*.[ch] "$TOP"/tools/testing/gpsphc_gpioemu/Kbuild
+fi
 [ "${GPSPHC_MODULES_ONLY:-0}" = 1 ] && exit 0
 # The guest loads nothing of the image's before ours: Debian builds PPS,
 # PTP, the DPLL core and the serial core in, on amd64, arm64 and armhf
@@ -158,6 +172,25 @@ GPSPHCD=
 if [ $ARCH = amd64 ] && [ -f "$TOP/userspace/Makefile" ]; then
 	make -s -C "$TOP/userspace" >&2 || die "building gpsphcd failed"
 	[ -x "$TOP/userspace/build/gpsphcd" ] && GPSPHCD=$TOP/userspace/build/gpsphcd
+elif [ -f "$TOP/userspace/Makefile" ]; then
+	# An arm guest's gpsphcd: cross built in the chroot against its
+	# multiarch libraries (libnl-genl-3-dev:arm64 and the like, as
+	# 'make deb' builds the arm packages), dynamic, with those
+	# libraries and the loader staged below.
+	cdir=/tmp/gpsphc-userspace-$(echo "$USR" | cksum | cut -d' ' -f1)
+	# (Not userspace/build, which the amd64 build may be writing now.)
+	rm -rf "$CHROOT$cdir"; mkdir -p "$CHROOT$cdir/kmod" "$CHROOT$cdir/userspace"
+	(cd "$TOP/userspace" && tar cf - --exclude=./build .) | (cd "$CHROOT$cdir/userspace" && tar xf -) ||
+		die "copying userspace/ into the chroot failed"
+	cp -r "$TOP/kmod/uapi" "$CHROOT$cdir/kmod/"
+	cp "$TOP/dkms.conf" "$CHROOT$cdir/"
+	rc=0
+	chroot "$CHROOT" env -i PATH=/usr/bin:/bin LC_ALL=C.UTF-8 make -s -C "$cdir/userspace" \
+		CC=$CROSS-gcc AR=$CROSS-ar PKG_CONFIG=$CROSS-pkg-config build/gpsphcd >&2 || rc=$?
+	[ $rc -ne 0 ] || cp "$CHROOT$cdir/userspace/build/gpsphcd" "$USR/gpsphcd"
+	rm -rf "$CHROOT$cdir"
+	[ $rc -eq 0 ] || die "building gpsphcd for $ARCH in the chroot failed"
+	GPSPHCD=$USR/gpsphcd
 fi
 
 # pack: the initramfs of what is in $STAGE.
@@ -177,18 +210,24 @@ cp "$OUT/gpsphc/gpsphc.ko" "$STAGE/lib/gpsphc/"
 install -m 0755 "$TOP/tools/testing/vm/guest/init" "$STAGE/init"
 cp "$TOP"/tools/testing/vm/guest/*.sh "$STAGE/tests/"
 cp -r "$USR/selftests/." "$STAGE/tests/"
-[ -z "${GPSPHC_TESTS:-}" ] || echo "$GPSPHC_TESTS" | tr ' ' '\n' >"$STAGE/tests/run.list"
+# A word PROG:ARGS of GPSPHC_TESTS runs PROG with ARGS, commas for
+# blanks (phc_test:-f,lock: the harness's lock fixture only).
+[ -z "${GPSPHC_TESTS:-}" ] || echo "$GPSPHC_TESTS" | tr ' ' '\n' | sed '/:/{s/:/ /;s/,/ /g}' >"$STAGE/tests/run.list"
 [ -z "${GPSPHC_TEST_ENV:-}" ] || echo "$GPSPHC_TEST_ENV" >"$STAGE/tests/run.env"
 [ -z "${GPSPHC_TEST_ARGS:-}" ] || echo "$GPSPHC_TEST_ARGS" >"$STAGE/tests/run.args"
 for t in ${GPSPHC_TESTS_SKIP:-}; do
-	grep -vxF "$t" "$STAGE/tests/run.list" >"$STAGE/tests/run.list.new" || true
+	awk -v t="$t" '$1 != t' "$STAGE/tests/run.list" >"$STAGE/tests/run.list.new"
 	mv "$STAGE/tests/run.list.new" "$STAGE/tests/run.list"
 done
 if [ -n "$CROSS" ]; then
-	bad=$(grep -x 'phc_test\|.*\.sh' "$STAGE/tests/run.list" | tr '\n' ' ')
+	# An arm guest has gpsphcd and linuxptp but no Python, bash or
+	# iproute2: the shell tests that need only those.
+	arm_ok='^(gpsphcd_test|gpsphcd_fdstore_test|gpsphcd_robust_test|phc2sys_test|ts2phc_test)\.sh$'
+	bad=$(awk -v ok="$arm_ok" '$1 ~ /\.sh$/ && $1 !~ ok' "$STAGE/tests/run.list" | tr '\n' ' ')
 	[ -z "$bad" ] || [ -z "${GPSPHC_TESTS:-}" ] ||
-		die "the $ARCH guest cannot run $bad(no gpsphcd, Python or linuxptp for $ARCH)"
-	grep -vx 'phc_test\|.*\.sh' "$STAGE/tests/run.list" >"$STAGE/tests/run.list.new" || true
+		die "the $ARCH guest cannot run $bad(no Python, bash or iproute2 for $ARCH)"
+	awk -v ok="$arm_ok" '$1 !~ /\.sh$/ || $1 ~ ok' \
+		"$STAGE/tests/run.list" >"$STAGE/tests/run.list.new"
 	mv "$STAGE/tests/run.list.new" "$STAGE/tests/run.list"
 fi
 printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$STAGE/etc/passwd"
@@ -200,14 +239,57 @@ if [ -f /usr/share/zoneinfo/leap-seconds.list ]; then
 	cp /usr/share/zoneinfo/leap-seconds.list "$STAGE/usr/share/zoneinfo/"
 fi
 
-# An arm guest has what is above: busybox and static programs.
-[ $ARCH = amd64 ] || { pack; exit 0; }
+# An arm guest has what is above: busybox and static programs; and
+# gpsphcd and Debian 13's linuxptp of its architecture (trixie.sh put it
+# beside the kernel) with the libraries they need (their NEEDED,
+# recursively, from the chroot's multiarch directories) and the loader.
+if [ $ARCH != amd64 ]; then
+	cp "$GPSPHCD" "$STAGE/sbin/gpsphcd"
+	ln -s ../run "$STAGE/var/run"
+	cp "$TOP/userspace/examples/ts2phc-gpsphc.conf" "$STAGE/tests/"
+	todo=$STAGE/sbin/gpsphcd
+	for p in ptp4l phc2sys pmc ts2phc phc_ctl; do
+		[ -x "$KROOT/usr/sbin/$p" ] || die "no $KROOT/usr/sbin/$p (linuxptp:$ARCH): run 'make deps'"
+		cp "$KROOT/usr/sbin/$p" "$STAGE/sbin/$p"
+		todo="$todo $STAGE/sbin/$p"
+	done
+	interp=$(readelf -l "$GPSPHCD" | sed -n 's/.*interpreter: \(.*\)]$/\1/p')
+	[ -n "$interp" ] || die "gpsphcd for $ARCH names no loader"
+	mkdir -p "$STAGE${interp%/*}"
+	cp -L "$CHROOT$interp" "$STAGE$interp"
+	triplet=$CROSS
+	[ $ARCH = arm64 ] && triplet=aarch64-linux-gnu
+	done_libs=
+	while [ -n "$todo" ]; do
+		set -- $todo; f=$1; shift; todo=$*
+		for so in $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'); do
+			case " $done_libs " in *" $so "*) continue ;; esac
+			done_libs="$done_libs $so"
+			src=$CHROOT/usr/lib/$triplet/$so
+			[ -e "$src" ] || die "gpsphcd for $ARCH needs $so, not in $CHROOT/usr/lib/$triplet"
+			mkdir -p "$STAGE/usr/lib/$triplet"
+			cp -L "$src" "$STAGE/usr/lib/$triplet/$so"
+			todo="$todo $STAGE/usr/lib/$triplet/$so"
+		done
+	done
+	pack
+	exit 0
+fi
 
 # The kernel's YNL client, the specs and a Python for them (ynl_cli_test.sh).
 sh "$TOP/tools/testing/vm/ynl.sh" guest "$STAGE" >&2 || die "staging the YNL client failed"
 
-# Programs with their shared libraries, found with ldd.
-progs="/usr/sbin/phc2sys /usr/sbin/phc_ctl /usr/sbin/ts2phc /usr/sbin/ptp4l /usr/sbin/pmc"
+# Programs with their shared libraries, found with ldd. linuxptp is the
+# kernel's Debian release's: Debian 12's 3.1.1 on this machine, Debian
+# 13's 4.2 from the trixie chroot for Debian 13's kernels (issue 25: the
+# recipes run against both), with the chroot's glibc, which the programs
+# built here run on too (glibc is backward compatible, not forward).
+LPTP=
+if [ -n "$CHROOT" ]; then
+	LPTP=$CHROOT
+	[ -x "$LPTP/usr/sbin/ptp4l" ] || die "no linuxptp in the trixie chroot $CHROOT: run 'make deps'"
+fi
+progs="$LPTP/usr/sbin/phc2sys $LPTP/usr/sbin/phc_ctl $LPTP/usr/sbin/ts2phc $LPTP/usr/sbin/ptp4l $LPTP/usr/sbin/pmc"
 [ -n "$GPSPHCD" ] && { cp "$GPSPHCD" "$STAGE/sbin/gpsphcd"; progs="$progs $STAGE/sbin/gpsphcd"; }
 # gm_chain_test.sh: bash; iproute2's ip in /bin, before busybox's (which
 # has no netns); veth, a module in Debian's kernels (uncompressed: the
@@ -254,4 +336,20 @@ done | sort -u | while read -r lib; do
 	mkdir -p "$STAGE$(dirname "$lib")"
 	cp -L "$lib" "$STAGE$lib"
 done
+# glibc's libraries (libc, libm, the loader, ...) from the chroot, all of
+# them: they must be of one release.
+if [ -n "$LPTP" ]; then
+	# (libc6:amd64: the chroot has arm64 and armhf installed too.)
+	libs=$(chroot "$LPTP" dpkg-query -L libc6:amd64) || die "no libc6:amd64 in the chroot $LPTP"
+	for lib in $(echo "$libs" | grep '\.so'); do
+		for f in "$STAGE"/lib/*/"${lib##*/}" "$STAGE"/lib64/"${lib##*/}"; do
+			[ ! -f "$f" ] || cp -L "$LPTP$lib" "$f"
+		done
+	done
+	cmp -s "$LPTP/usr/lib/x86_64-linux-gnu/libc.so.6" "$STAGE/lib/x86_64-linux-gnu/libc.so.6" ||
+		die "the guest's libc.so.6 is not the chroot's"
+	[ "$(chroot "$STAGE" /bin/busybox sh -c '/sbin/ptp4l -v' 2>&1)" = \
+		"$(chroot "$LPTP" /usr/sbin/ptp4l -v 2>&1)" ] ||
+		die "the guest's ptp4l does not run with the chroot's glibc"
+fi
 pack

@@ -12,8 +12,10 @@
 #                    make, gcc-14, libelf-dev, the cross compilers
 #                    gcc-aarch64-linux-gnu and gcc-arm-linux-gnueabihf,
 #                    libc6-dev-arm64-cross and libc6-dev-armhf-cross (the
-#                    arm guests' static programs), and the headers of the newest
-#                    6.12.x+deb13 kernel for amd64 and rt-amd64,
+#                    arm guests' static programs), dpkg-dev, debhelper
+#                    and gpsphcd's -dev packages for arm64 and armhf
+#                    (its arm packages), linuxptp, and the headers of
+#                    the newest 6.12.x+deb13 kernel for amd64 and rt-amd64,
 #                    installed. The same version's arm64 and armmp-lpae
 #                    headers are unpacked into it with dpkg -x
 #                    (installing them would pull in gcc-14:arm64, which
@@ -51,9 +53,24 @@ SUITE=trixie
 # perl: W=1 runs scripts/kernel-doc, which needs Pod::Usage.
 # libc6-dev-arm64-cross, libc6-dev-armhf-cross: the arm guests' static
 # selftests (build.sh).
+# build-essential ... pkg-config:armhf: gpsphcd's arm64 and armhf
+# packages, by dpkg-buildpackage -a ARCH -B (tools/packaging/mkdeb.sh),
+# with its Build-Depends as Debian's multiarch -dev packages of that
+# architecture (their libraries, with libc6:ARCH, also serve qemu-user as
+# the sysroot of gpsphcd's unit tests: test_packaging.sh).
+# dpkg-checkbuilddeps asks for build-essential (:native); the cross gcc
+# above is all else the C build needs: no crossbuild-essential (g++).
+# linuxptp: Debian 13's ptp4l, phc2sys and ts2phc (amd64), copied from
+# here into the Debian 13 guests.
 PKGS="make gcc-14 libc6-dev libelf-dev bc kmod xz-utils zstd perl
 	gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross
-	libc6-dev-armhf-cross"
+	libc6-dev-armhf-cross
+	build-essential dpkg-dev debhelper dh-dkms
+	libnl-genl-3-dev:arm64 libsystemd-dev:arm64 libjson-c-dev:arm64
+	nettle-dev:arm64 pkg-config:arm64
+	libnl-genl-3-dev:armhf libsystemd-dev:armhf libjson-c-dev:armhf
+	nettle-dev:armhf pkg-config:armhf
+	linuxptp"
 WANT="recipe=$RECIPE pkgs=$(echo $PKGS | cksum | cut -d' ' -f1)"
 
 die() { echo "trixie.sh: $*" >&2; exit 1; }
@@ -83,8 +100,10 @@ in_place() {
 		done
 	done
 	for i in $ARM; do
-		f=$CACHE/kernel-$1-${i%:*}/usr/bin/busybox
-		[ -e "$f" ] || { echo "$f"; return 1; }
+		for f in usr/bin/busybox usr/sbin/phc_ctl; do
+			f=$CACHE/kernel-$1-${i%:*}/$f
+			[ -e "$f" ] || { echo "$f"; return 1; }
+		done
 	done
 }
 
@@ -148,8 +167,8 @@ if [ ! -f "$ROOT/.gpsphc-recipe" ] || [ "$(cat "$ROOT/.gpsphc-recipe")" != "$REC
 	# No daemon may start inside the chroot.
 	printf '#!/bin/sh\nexit 101\n' >"$ROOT/usr/sbin/policy-rc.d"
 	chmod 0755 "$ROOT/usr/sbin/policy-rc.d"
-	# The foreign architectures, for their headers (and, later, the
-	# multiarch -dev packages gpsphcd needs on them).
+	# The foreign architectures, for their headers and gpsphcd's
+	# multiarch -dev packages (PKGS).
 	in_root dpkg --add-architecture arm64 >>"$LOG" 2>&1 &&
 		in_root dpkg --add-architecture armhf >>"$LOG" 2>&1 ||
 		die "dpkg --add-architecture in the chroot failed (log: $LOG)"
@@ -183,8 +202,8 @@ in_root apt-get install -y -q --no-install-recommends $PKGS \
 
 # 3. Downloads, inside the chroot (its apt knows trixie and the foreign
 # architectures), of what is missing: the foreign headers, the booted
-# kernels' images, and busybox-static:arm64 and :armhf for the arm guests
-# (whose userspace cannot be this machine's). An image is unpacked into a
+# kernels' images, and busybox-static and linuxptp for arm64 and armhf,
+# for the arm guests (whose userspace cannot be this machine's). An image is unpacked into a
 # new directory, which then replaces the kernel's: an interrupted unpack
 # is done again. busybox goes into the arm kernel's directory after its
 # image (with it when both are new).
@@ -208,6 +227,7 @@ if ! in_place "$k" >/dev/null; then
 		bb=$CACHE/kernel-$k-${i%:*}/usr/bin/busybox
 		case " $images " in *" ${i%:*} "*) rm -f "$bb" ;; esac
 		[ -x "$bb" ] || pkgs="$pkgs busybox-static:${i#*:}"
+		[ -x "${bb%/bin/busybox}/sbin/phc_ctl" ] || pkgs="$pkgs linuxptp:${i#*:}"
 	done
 	say "downloading$pkgs"
 	rm -rf "$ROOT$dl"; mkdir -p "$ROOT$dl"
@@ -241,6 +261,21 @@ if ! in_place "$k" >/dev/null; then
 		if ! cp "$ROOT$dl/busybox/usr/bin/busybox" "$bb.new" || ! mv "$bb.new" "$bb"; then
 			die "cannot copy busybox-static:$a's busybox to $bb"
 		fi
+	done
+	# linuxptp:arm64 and :armhf (Debian 13's 4.2), the same way: the arm
+	# guests' phc_ctl, phc2sys, ptp4l, pmc and ts2phc, with the chroot's
+	# libc6 of that architecture (build.sh).
+	for i in $ARM; do
+		sbin=$CACHE/kernel-$k-${i%:*}/usr/sbin a=${i#*:}
+		[ -x "$sbin/phc_ctl" ] && continue
+		rm -rf "$ROOT$dl/linuxptp"
+		dpkg-deb -x "$ROOT$dl"/linuxptp_*_"$a".deb "$ROOT$dl/linuxptp" ||
+			die "unpacking linuxptp:$a failed"
+		mkdir -p "$sbin"
+		for p in ptp4l phc2sys pmc ts2phc phc_ctl; do
+			cp "$ROOT$dl/linuxptp/usr/sbin/$p" "$sbin/$p.new" && mv "$sbin/$p.new" "$sbin/$p" ||
+				die "cannot copy linuxptp:$a's $p to $sbin"
+		done
 	done
 	rm -rf "$ROOT$dl"
 	for i in $IMAGES; do
