@@ -21,7 +21,8 @@ CACHE=${GPSPHC_CACHE:-/var/cache/gpsphc}
 # tests' 32-bit builds) exclude each other.
 # qemu-user: qemu-aarch64 and qemu-arm run gpsphcd's arm64 and armhf unit
 # tests (tools/testing/packaging/test_packaging.sh), the trixie chroot
-# their sysroot (-L). Its Recommends qemu-user-binfmt stays out: nothing
+# their sysroot (-L); qemu-i386 the host tests' 32-bit builds on a
+# machine whose kernel runs no 32-bit x86 program (tools/testing/host). Its Recommends qemu-user-binfmt stays out: nothing
 # changes how this machine runs foreign programs.
 PACKAGES="build-essential make gcc gcc-12 pkg-config kmod cpio busybox-static
 	qemu-system-x86 libnl-3-dev libnl-genl-3-dev linux-source-6.1
