@@ -20,32 +20,48 @@ nmea() {
 		}'
 }
 
-rising_edges() { awk '$2 >= 0 && $3 == 1' "$SIM_CTL/edges" | wc -l; }
+# last_rising: the CLOCK_MONOTONIC (ns) of the generator's last rising
+# edge, 0 before the first (a new edge is a new time: the ring of edges
+# stops growing once full).
+last_rising() {
+	awk '$2 >= 0 && $3 == 1 { t = $6 } END { print t == "" ? 0 : t }' "$SIM_CTL/edges"
+}
 
-# receiver SECONDS [LEAP_UTC [COPY_CTL]]: the first edge is the UTC
-# second nearest to it, which came up to a poll (about 50 ms) ago; each
-# later one is a second further per edge, as a receiver's seconds follow
-# its own pulses. Naming each edge by CLOCK_REALTIME instead named two
+# receiver SECONDS [LEAP_UTC [COPY_CTL]]: after each rising edge, the RMC
+# sentence of that edge's UTC second, 150 ms later. The seconds are
+# counted from the port's pulses, as a receiver's follow its own: the
+# first edge this shell sees on a port is named by CLOCK_REALTIME at its
+# stamp (CLOCK_MONOTONIC, the edges file, mapped through /proc/uptime),
+# each later one by the whole seconds of CLOCK_MONOTONIC since, across
+# calls, so that a second receiver call names the edges as the first
+# did. Naming each edge by CLOCK_REALTIME at its sight instead named two
 # edges the same second, or skipped one, whenever the edges fell near
-# x.5 s of CLOCK_REALTIME (gpsphcd's guard held those as jumps), and
-# followed CLOCK_REALTIME where phc2sys steps it. With LEAP_UTC, the edge
+# x.5 s of CLOCK_REALTIME (gpsphcd's guard held those as jumps), and a
+# slow shell (armhf under TCG: 400 ms from edge to sentence) named one
+# call's edges a second later than the last call's; and it followed
+# CLOCK_REALTIME where phc2sys steps it. With LEAP_UTC, the edge
 # counted as that POSIX second is 23:59:60 of the day before (an inserted
 # leap second) and the ones after it a second less; with COPY_CTL, each
 # sentence also goes to that port. RECEIVER_SKEW_S, if set, is added to
 # every second it names (a receiver whose time jumps).
 receiver() {
 	end=$(($(cut -d. -f1 /proc/uptime) + $1))
-	seen=$(rising_edges)
-	s=
+	seen=$(last_rising)
 	while [ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ]; do
-		now_edges=$(rising_edges)
-		if [ "$now_edges" -gt "$seen" ]; then
-			if [ -z "$s" ]; then
-				s=$((($(now_us) - 25000 + 500000) / 1000000))
+		mono=$(last_rising)
+		if [ "$mono" != "$seen" ]; then
+			seen=$mono
+			if [ "${RECEIVER_CTL:-}" = "$SIM_CTL" ]; then
+				s=$((RECEIVER_S + (mono - RECEIVER_MONO + 500000000) / 1000000000))
 			else
-				s=$((s + now_edges - seen))
+				# CLOCK_REALTIME of the edge: now, less the
+				# time since it (/proc/uptime: CLOCK_BOOTTIME,
+				# which is CLOCK_MONOTONIC in a guest that
+				# never suspends)
+				real=$(now_us) cs=$(uptime_cs)
+				s=$(((real - (cs * 10000 - mono / 1000) + 500000) / 1000000))
 			fi
-			seen=$now_edges
+			RECEIVER_CTL=$SIM_CTL RECEIVER_S=$s RECEIVER_MONO=$mono
 			u=$((s + ${RECEIVER_SKEW_S:-0}))
 			[ -n "${2:-}" ] && [ "$s" -ge "$2" ] && u=$((u - 1))
 			t=$(date -u -d "@$u" +%H%M%S) d=$(date -u -d "@$u" +%d%m%y)
