@@ -47,7 +47,11 @@
  * under TCG on a busy 2-core host (gpsphc_sim/CONTROL.rst). A locked
  * servo follows the typical lateness; an edge's error is its own lateness
  * minus that, and a late edge shows its whole lateness (the servo rejects
- * it as an outlier, but EXTTS reports what was stamped).
+ * it as an outlier, but EXTTS reports what was stamped). The lock test's
+ * p90 and max are of the clock at the edges' true instants: each stamp's
+ * own lateness, which the fake UART logs, taken out (fill_lateness()).
+ * On PREEMPT_RT, where the hrtimer runs in a thread, two stamps of ten
+ * came 2.6 and 2.7 ms late with the clock right at both.
  *
  * Measured, 10 locked edges a run, 6.1 and 6.12, one VM or two at once:
  * median |err| 19..140 us, p90 39..742 us, max 0.15..2.1 ms; before
@@ -90,6 +94,8 @@ struct edge {
 	long long extts;	/* PHC time of the edge (EXTTS), if has_extts */
 	bool has_extts;
 	bool counted;		/* the servo counted it as a second */
+	long long late;		/* its stamp's lateness, if has_late */
+	bool has_late;
 	uint32_t state;		/* servo state notified when the edge came */
 };
 
@@ -469,18 +475,32 @@ static int start_and_label(struct __test_metadata *_metadata, struct ctx *c,
 }
 
 /*
- * Run up to @max edges until the servo notifies LOCKED, labelling each
- * with its true second if @label_each: the number of edges it took, or -1.
+ * Run until the servo notifies LOCKED, labelling each edge with its true
+ * second if @label_each: the number of edges it took, or -1 if @max
+ * edges went by without. A gap of two or more missed pulses puts the
+ * servo in HOLDOVER, from which it locks anew: the @max edges count
+ * from the first edge after such a gap.
  */
 static int run_until_locked(struct __test_metadata *_metadata, struct ctx *c,
 			    struct rx *rx, bool label_each, int max)
 {
 	struct nlt_result res;
-	int i, idx;
+	int i, idx, from = 0;
 
-	for (i = 1; i <= max; i++) {
-		idx = wait_edge(c, rx, 3000);
+	for (i = 1; i - from <= max; i++) {
+		/*
+		 * Two missed pulses in a row leave 3 s between edges, and
+		 * the wait begins 50 ms after the last: the next edge's
+		 * notification, from the event worker (a thread's timer on
+		 * PREEMPT_RT), may come later than 3 s from here.
+		 */
+		idx = wait_edge(c, rx, 4500);
 		ASSERT_LE(0, idx) TH_LOG("pulses stopped");
+		if (idx > 0 && rx->e[idx].k - rx->e[idx - 1].k > 2) {
+			TH_LOG("%ld s without a pulse before k=%ld, after %d edges: %d more to lock",
+			       rx->e[idx].k - rx->e[idx - 1].k, rx->e[idx].k, i - 1, max);
+			from = i - 1;
+		}
 		if (label_each && label_if_counted(_metadata, c, rx, idx, 0, &res))
 			EXPECT_EQ(0, res.err) TH_LOG("label of k=%ld refused: %s \"%s\"",
 						     rx->e[idx].k, strerror(res.err), res.ext_msg);
@@ -494,8 +514,54 @@ static int run_until_locked(struct __test_metadata *_metadata, struct ctx *c,
 }
 
 /*
- * Statistics of |err| over edges [from, to) of @rx with an EXTTS time (and
- * taken in LOCKED if @locked).
+ * The lateness of the stamps of edges [from, to) of @rx: the fake UART's
+ * edges log has, for each edge, the instant the receiver meant
+ * (intended_ns) and the one its DCD call came at (mono_ns), both
+ * CLOCK_MONOTONIC, and the raw time just before the call, which finds
+ * the edge whose stamp (raw_ns) came right after. The edges kept there
+ * (4096) outlast any test here.
+ */
+static void fill_lateness(struct rx *rx, int from, int to)
+{
+	unsigned long long index;
+	long long pulse, intended, raw, mono;
+	char path[256];
+	unsigned int level;
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path), SIM_DEBUGFS "/ttyGPSSIM%d/edges", rx->port);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fscanf(f, "%llu %lld %u %lld %lld %lld", &index, &pulse, &level, &intended,
+		      &raw, &mono) == 6) {
+		if (pulse < 0 || level != 1)
+			continue;
+		for (i = from; i < to; i++) {
+			long long d = rx->e[i].raw - raw;
+
+			if (d >= 0 && d < 10000000) {
+				rx->e[i].late = mono - intended;
+				rx->e[i].has_late = true;
+			}
+		}
+	}
+	fclose(f);
+}
+
+/*
+ * The clock's error at edge @idx's true instant: what its stamp read,
+ * less the stamp's lateness if known.
+ */
+static long long clock_err(const struct rx *rx, int idx)
+{
+	return edge_err(rx, idx) - (rx->e[idx].has_late ? rx->e[idx].late : 0);
+}
+
+/*
+ * Statistics of the clock's |error| at the true instants of edges [from,
+ * to) of @rx with an EXTTS time (and taken in LOCKED if @locked).
  */
 struct err_stats {
 	int n;
@@ -514,8 +580,8 @@ static struct err_stats err_stats(const struct rx *rx, int from, int to, bool lo
 			continue;
 		if (locked && rx->e[i].state != GPSPHC_SERVO_LOCKED)
 			continue;
-		sum += edge_err(rx, i);
-		a[s.n++] = llabs(edge_err(rx, i));
+		sum += clock_err(rx, i);
+		a[s.n++] = llabs(clock_err(rx, i));
 	}
 	if (!s.n)
 		return s;
@@ -542,6 +608,10 @@ static void log_edges(struct __test_metadata *_metadata, const struct rx *rx,
 	for (i = from; i < to; i++) {
 		len += snprintf(line + len, sizeof(line) - len, " k%ld:%+lldus", rx->e[i].k,
 				rx->e[i].has_extts ? edge_err(rx, i) / 1000 : 0);
+		/* A stamp more than 1 ms late says so. */
+		if (rx->e[i].has_late && llabs(rx->e[i].late) > 1000000)
+			len += snprintf(line + len, sizeof(line) - len, "(stamp %+lldus late)",
+					rx->e[i].late / 1000);
 		if (len > (int)sizeof(line) - 40 || i == to - 1) {
 			TH_LOG("%s: PHC - label at edges:%s", rx->tty, line);
 			len = 0;
@@ -941,13 +1011,14 @@ TEST_F_TIMEOUT(lock, locks_and_keeps_the_count, 90)
 	ASSERT_EQ(rx->n, rx->n_ext) TH_LOG("EXTTS events and on-time edges differ");
 	EXPECT_EQ(0, extts_extra(rx)) TH_LOG("more EXTTS events than on-time edges");
 
+	fill_lateness(rx, first + 1, rx->n);
 	log_edges(_metadata, rx, first + 1, rx->n);
 	/* Every edge after the label: right second (the count held). */
 	for (i = first + 1; i < rx->n; i++)
 		EXPECT_GT(LOOSE_NS, llabs(edge_err(rx, i)))
 			TH_LOG("edge k=%ld: PHC - label %lld ns", rx->e[i].k, edge_err(rx, i));
 	s = err_stats(rx, locked_at, rx->n, true);
-	TH_LOG("edges taken in LOCKED: n %d, |err| median %lld ns, p90 %lld ns, max %lld ns, mean err %+lld ns",
+	TH_LOG("clock at the true instants of the edges taken in LOCKED: n %d, |err| median %lld ns, p90 %lld ns, max %lld ns, mean err %+lld ns",
 	       s.n, s.p50, s.p90, s.max, s.mean);
 	EXPECT_LE(MEASURE_EDGES / 2, s.n) TH_LOG("the servo left LOCKED");
 	EXPECT_GT(LOCK_P90_NS, s.p90);
