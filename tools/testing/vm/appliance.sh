@@ -33,6 +33,9 @@
 # Each run boots a fresh copy of disk.img. By hand (a root login on the
 # console, no password; Ctrl-A X quits):
 #   GPSPHC_APPLIANCE_BOOT=shell sh tools/testing/vm/appliance.sh KVER
+# GPSPHC_APPLIANCE_BOOT=rootfs only makes the root filesystem (if not
+# cached) and boots nothing: make check's untimed lane makes them on a
+# new machine while the timed lane's guests run.
 #
 # Debian 12: gpsphc.ko goes into /lib/modules/KVER/updates as build.sh
 # built it, rather than through gpsphc-dkms: DKMS would need gcc and the
@@ -67,6 +70,10 @@ case $KVER in
 esac
 
 die() { echo "not ok appliance: $*"; exit 1; }
+case $MODE in
+check|shell|rootfs) ;;
+*) die "GPSPHC_APPLIANCE_BOOT=$MODE: check (the default), shell or rootfs" ;;
+esac
 case $BOOTS in
 1|2) ;;
 *) die "GPSPHC_APPLIANCE_BOOTS=$BOOTS: 1 (the first boot) or 2 (and the reboot)" ;;
@@ -101,6 +108,7 @@ fi
 		rm -rf "$o" "$old" "$o.done" "$o.packages"
 	done
 ) 8>"$CACHE/appliance/.lock" || die "debootstrap of the $SUITE root filesystem failed (log: $ROOTFS.log)"
+[ "$MODE" != rootfs ] || exit 0
 
 # 2. The module for KVER (build.sh), and the packages (make deb).
 MODS=$VMBUILD/$KVER
