@@ -5,8 +5,9 @@
 # skipped". Each Debian kernel's guest, then the booted appliances of
 # Debian 13 and Debian 12, one at a time on one core, then the
 # packaging, the kernel style and static checks; beside them, on the
-# other core, gpsphcd's tests, the guests whose tests measure no time or
-# only loosely (the debug kernel's, one more per amd64 Debian kernel, the
+# other core, the appliances' root filesystems (made once, cached),
+# gpsphcd's tests, the guests whose tests measure no time or only
+# loosely (the debug kernel's, one more per amd64 Debian kernel, the
 # arm64 and armhf ones) and the host's tests. Each TAP result line
 # counts once, prefixed with where it ran; exits non-zero on any failure.
 set -u
@@ -217,11 +218,9 @@ trap 'rm -f "$results" "$latency" "$untimed_log" "$untimed_results" "$timed_done
 	# The appliances' root filesystems (debootstrap, 2 to 4 min each on
 	# a new machine, cached after), made here rather than in the timed
 	# lane's appliance steps, which would wait for them on their core.
-	mkdir -p "$UNTIMED_BUILD"
 	for kver in $APPLIANCE_DEB13 $APPLIANCE_TIMED; do
-		GPSPHC_APPLIANCE_BOOT=rootfs sh "$TOP/tools/testing/vm/appliance.sh" "$kver" \
-			>"$UNTIMED_BUILD/rootfs-$kver.log" 2>&1 ||
-			step "appliance-$kver" cat "$UNTIMED_BUILD/rootfs-$kver.log"
+		timed step "appliance-$kver rootfs" \
+			env GPSPHC_APPLIANCE_BOOT=rootfs sh "$TOP/tools/testing/vm/appliance.sh" "$kver"
 	done
 	while [ ! -s "$timed_done" ]; do sleep 1; done
 	timed_built=$(cat "$timed_done")
@@ -239,10 +238,10 @@ trap 'rm -f "$results" "$latency" "$untimed_log" "$untimed_results" "$timed_done
 		case $kver in
 		*-gpsphc-debug) untimed_built="$untimed_built $(build "$kver" "$UNTIMED_BUILD" \
 			"$DEBUG_TESTS" "" "debug kernel")" ;;
-		# PREEMPT_RT's untimed guest runs of the hostile input only
-		# its DCD storms (55 s: thousands of edges through the UART's
-		# interrupt thread, which RT changes) and leaves out its
-		# labels, capabilities and netlink fuzz, gpsphcd's recovery
+		# PREEMPT_RT's untimed guest runs the hostile input's DCD
+		# storms alone (55 s: thousands of edges through the UART's
+		# interrupt thread, which RT changes), not its labels,
+		# capabilities and netlink fuzz, nor gpsphcd's recovery
 		# and the DPLL device (4 min, for make check's 40): the same
 		# 6.12 netlink and gpsphcd code as Debian 13's amd64 guest,
 		# which runs them. It runs gpio_test, whose line's primary

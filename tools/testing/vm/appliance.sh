@@ -79,7 +79,7 @@ case $BOOTS in
 *) die "GPSPHC_APPLIANCE_BOOTS=$BOOTS: 1 (the first boot) or 2 (and the reboot)" ;;
 esac
 [ -s "$KROOT/boot/vmlinuz-$KVER" ] || die "no kernel $KROOT/boot/vmlinuz-$KVER: run 'make deps'"
-mkdir -p "$CACHE/appliance" "$OUT"
+mkdir -p "$CACHE/appliance"
 
 # 1. The Debian root filesystem, once per recipe and suite (and for
 # trixie per kernel, whose headers and image it has; two runs: one
@@ -109,6 +109,7 @@ fi
 	done
 ) 8>"$CACHE/appliance/.lock" || die "debootstrap of the $SUITE root filesystem failed (log: $ROOTFS.log)"
 [ "$MODE" != rootfs ] || exit 0
+mkdir -p "$OUT"
 
 # 2. The module for KVER (build.sh), and the packages (make deb).
 MODS=$VMBUILD/$KVER

@@ -50,8 +50,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The receiver's seconds follow the GPIO line's rising edges.
-rising_edges() { cat "$EMU/rising"; }
+# The receiver's seconds follow the GPIO line's rising edges, counted
+# (receiver.sh).
+receiver_edge() { echo "$(cat "$EMU/rising") -"; }
 stat_of() { cat "$dev/statistics/$1" 2>/dev/null || echo 0; }
 
 # set_gpio VALUE: write pps_gpio; its error message, if any, in $work/werr.

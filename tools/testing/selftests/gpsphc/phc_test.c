@@ -514,26 +514,26 @@ static int run_until_locked(struct __test_metadata *_metadata, struct ctx *c,
 }
 
 /*
- * The lateness of the stamps of edges [from, to) of @rx: the fake UART's
- * edges log has, for each edge, the instant the receiver meant
- * (intended_ns) and the one its DCD call came at (mono_ns), both
- * CLOCK_MONOTONIC, and the raw time just before the call, which finds
- * the edge whose stamp (raw_ns) came right after. The edges kept there
- * (4096) outlast any test here.
+ * The lateness of the stamps of edges [from, to) of @rx, and how many
+ * were found: the fake UART's edges log has, for each edge, the
+ * CLOCK_MONOTONIC_RAW instant the receiver meant (intended_ns) and the
+ * raw time just before its DCD call, which finds the edge whose stamp
+ * (raw, the same clock) came right after. The edges kept there (4096)
+ * outlast any test here.
  */
-static void fill_lateness(struct rx *rx, int from, int to)
+static int fill_lateness(struct rx *rx, int from, int to)
 {
 	unsigned long long index;
 	long long pulse, intended, raw, mono;
 	char path[256];
 	unsigned int level;
+	int i, found = 0;
 	FILE *f;
-	int i;
 
 	snprintf(path, sizeof(path), SIM_DEBUGFS "/ttyGPSSIM%d/edges", rx->port);
 	f = fopen(path, "r");
 	if (!f)
-		return;
+		return 0;
 	while (fscanf(f, "%llu %lld %u %lld %lld %lld", &index, &pulse, &level, &intended,
 		      &raw, &mono) == 6) {
 		if (pulse < 0 || level != 1)
@@ -542,12 +542,14 @@ static void fill_lateness(struct rx *rx, int from, int to)
 			long long d = rx->e[i].raw - raw;
 
 			if (d >= 0 && d < 10000000) {
-				rx->e[i].late = mono - intended;
+				found += !rx->e[i].has_late;
+				rx->e[i].late = rx->e[i].raw - intended;
 				rx->e[i].has_late = true;
 			}
 		}
 	}
 	fclose(f);
+	return found;
 }
 
 /*
@@ -612,7 +614,7 @@ static void log_edges(struct __test_metadata *_metadata, const struct rx *rx,
 		if (rx->e[i].has_late && llabs(rx->e[i].late) > 1000000)
 			len += snprintf(line + len, sizeof(line) - len, "(stamp %+lldus late)",
 					rx->e[i].late / 1000);
-		if (len > (int)sizeof(line) - 40 || i == to - 1) {
+		if (len > (int)sizeof(line) - 80 || i == to - 1) {
 			TH_LOG("%s: PHC - label at edges:%s", rx->tty, line);
 			len = 0;
 			line[0] = '\0';
@@ -1011,7 +1013,8 @@ TEST_F_TIMEOUT(lock, locks_and_keeps_the_count, 90)
 	ASSERT_EQ(rx->n, rx->n_ext) TH_LOG("EXTTS events and on-time edges differ");
 	EXPECT_EQ(0, extts_extra(rx)) TH_LOG("more EXTTS events than on-time edges");
 
-	fill_lateness(rx, first + 1, rx->n);
+	i = fill_lateness(rx, first + 1, rx->n);
+	EXPECT_EQ(rx->n - first - 1, i) TH_LOG("stamps without their edge in the fake UART's log");
 	log_edges(_metadata, rx, first + 1, rx->n);
 	/* Every edge after the label: right second (the count held). */
 	for (i = first + 1; i < rx->n; i++)

@@ -20,38 +20,53 @@ nmea() {
 		}'
 }
 
-# last_rising: the CLOCK_MONOTONIC (ns) of the generator's last rising
-# edge, 0 before the first (a new edge is a new time: the ring of edges
-# stops growing once full).
-last_rising() {
-	awk '$2 >= 0 && $3 == 1 { t = $6 } END { print t == "" ? 0 : t }' "$SIM_CTL/edges"
+# receiver_edge: "KEY MONO" of the last rising edge of the receiver's
+# pulses: KEY is new with each edge (the fake UART's edges log numbers
+# them), MONO its CLOCK_MONOTONIC in ns; "none -" before the first. A
+# test whose pulses come from elsewhere redefines it, with KEY the count
+# of edges and MONO "-" (not known).
+receiver_edge() {
+	awk '$2 >= 0 && $3 == 1 { k = $1; t = $6 }
+		END { if (k == "") print "none -"; else print k, t }' "$SIM_CTL/edges"
 }
 
 # receiver SECONDS [LEAP_UTC [COPY_CTL]]: after each rising edge, the RMC
-# sentence of that edge's UTC second, 150 ms later. The seconds are
-# counted from the port's pulses, as a receiver's follow its own: the
-# first edge this shell sees on a port is named by CLOCK_REALTIME at its
-# stamp (CLOCK_MONOTONIC, the edges file, mapped through /proc/uptime),
-# each later one by the whole seconds of CLOCK_MONOTONIC since, across
-# calls, so that a second receiver call names the edges as the first
-# did. Naming each edge by CLOCK_REALTIME at its sight instead named two
-# edges the same second, or skipped one, whenever the edges fell near
-# x.5 s of CLOCK_REALTIME (gpsphcd's guard held those as jumps), and a
-# slow shell (armhf under TCG: 400 ms from edge to sentence) named one
-# call's edges a second later than the last call's; and it followed
-# CLOCK_REALTIME where phc2sys steps it. With LEAP_UTC, the edge
-# counted as that POSIX second is 23:59:60 of the day before (an inserted
-# leap second) and the ones after it a second less; with COPY_CTL, each
-# sentence also goes to that port. RECEIVER_SKEW_S, if set, is added to
-# every second it names (a receiver whose time jumps).
+# sentence of that edge's UTC second, 150 ms later. The seconds follow
+# the pulses, as a receiver's follow its own. Where the edges' stamps
+# are known (MONO), the first edge a shell sees on a port after
+# pulses_on is named by CLOCK_REALTIME at its stamp (mapped through
+# /proc/uptime), and every later one, in this call or the next one of
+# the same shell (not from a call in the background), by the whole
+# seconds of CLOCK_MONOTONIC since. Otherwise the first edge of a call
+# is the UTC second nearest to it, which came up to a poll (about 50
+# ms) ago, and each later one a second further per edge. Naming each
+# edge by CLOCK_REALTIME at its sight instead named two edges the same
+# second, or skipped one, whenever the edges fell near x.5 s of
+# CLOCK_REALTIME (gpsphcd's guard held those as jumps), and followed
+# CLOCK_REALTIME where phc2sys steps it; and the first edge of a call by
+# CLOCK_REALTIME at its sight named a second call's edges a second later
+# than the first call's on a slow shell (armhf under TCG: 400 ms from
+# edge to sentence). With LEAP_UTC, the edge counted as that POSIX
+# second is 23:59:60 of the day before (an inserted leap second) and the
+# ones after it a second less; with COPY_CTL, each sentence also goes to
+# that port. RECEIVER_SKEW_S, if set, is added to every second it names
+# (a receiver whose time jumps).
 receiver() {
 	end=$(($(cut -d. -f1 /proc/uptime) + $1))
-	seen=$(last_rising)
+	last=$(receiver_edge)
+	seen=${last%% *}
+	s=
 	while [ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ]; do
-		mono=$(last_rising)
-		if [ "$mono" != "$seen" ]; then
-			seen=$mono
-			if [ "${RECEIVER_CTL:-}" = "$SIM_CTL" ]; then
+		last=$(receiver_edge)
+		key=${last%% *} mono=${last#* }
+		if [ -n "$key" ] && [ "$key" != none ] && [ "$key" != "$seen" ]; then
+			if [ "$mono" = - ]; then
+				if [ -z "$s" ]; then
+					s=$((($(now_us) - 25000 + 500000) / 1000000))
+				else
+					s=$((s + key - seen))
+				fi
+			elif [ "${RECEIVER_CTL:-}" = "$SIM_CTL" ]; then
 				s=$((RECEIVER_S + (mono - RECEIVER_MONO + 500000000) / 1000000000))
 			else
 				# CLOCK_REALTIME of the edge: now, less the
@@ -61,7 +76,8 @@ receiver() {
 				real=$(now_us) cs=$(uptime_cs)
 				s=$(((real - (cs * 10000 - mono / 1000) + 500000) / 1000000))
 			fi
-			RECEIVER_CTL=$SIM_CTL RECEIVER_S=$s RECEIVER_MONO=$mono
+			[ "$mono" = - ] || RECEIVER_CTL=$SIM_CTL RECEIVER_S=$s RECEIVER_MONO=$mono
+			seen=$key
 			u=$((s + ${RECEIVER_SKEW_S:-0}))
 			[ -n "${2:-}" ] && [ "$s" -ge "$2" ] && u=$((u - 1))
 			t=$(date -u -d "@$u" +%H%M%S) d=$(date -u -d "@$u" +%d%m%y)
@@ -195,6 +211,7 @@ tap_plan() {
 # interrupts only through TIOCMIWAIT, as an 8250's do. sim_off: pulses
 # and DCD interrupts off again.
 pulses_on() {
+	RECEIVER_CTL=
 	echo 1 >"$SIM_CTL/msr_gate"
 	echo 0 >"$SIM_CTL/pulse_ppb"
 	echo >"$SIM_CTL/edges"
