@@ -65,9 +65,10 @@ COARSE_DELAY_MS=100
 # LOCKED within: gpsphcd's 2 s start-up wait, the first label's step, and
 # the coarse lock (coarse_test.c allows 16 bursts).
 COARSE_LOCK_S=25
-# Bound on |PHC - (CLOCK_REALTIME + TAI-UTC)| once locked: the clock
-# follows the sentence stamps, which are late by the shell's wake-up and
-# the flip-buffer worker (measured under TCG: 5..18 ms, printed below),
+# Bound on |PHC - (CLOCK_REALTIME + TAI-UTC) + the stamps' median
+# lateness| once locked: the clock follows the sentence stamps, which are
+# late by the shell's wake-up and the flip-buffer worker (measured under
+# TCG: 5..18 ms on amd64, a median of 29 ms on armhf, printed below),
 # within the coarse servo's LOCKED band (20 ms; measured offsets 1..6 ms).
 # Measured: 5..11 ms on 6.1, 7..14 ms on 6.12. 40 ms is well below what
 # a broken coarse mode gives: a label on the RMC instead of the GGA that
@@ -113,17 +114,14 @@ while [ $(($(cut -d. -f1 /proc/uptime) - start)) -lt $COARSE_LOCK_S ]; do
 done
 echo "# coarse: servo $state after $(($(cut -d. -f1 /proc/uptime) - start)) s"
 check "coarse_locked_within_${COARSE_LOCK_S}s" test "$state" = locked
-worst=
+errs=
 ptp=/dev/$(cat "$dev/ptp_device")
 for _ in 1 2 3 4; do
 	sleep 1
-	err=$(coarse_error_ns "$ptp" "$(cat "$dev/tai_utc")") || { worst=; break; }
+	err=$(coarse_error_ns "$ptp" "$(cat "$dev/tai_utc")") || { errs=; break; }
 	echo "# coarse: PHC - (CLOCK_REALTIME + TAI-UTC) = $err ns; servo offset $(cat "$dev/offset_ns") ns"
-	err=${err#-}
-	[ -n "$worst" ] && [ "$worst" -ge "$err" ] || worst=$err
+	errs="$errs $err"
 done
-check "coarse_clock_within_$((COARSE_BOUND_NS / 1000000))ms_of_realtime_tai" \
-	test -n "$worst" -a "${worst:-0}" -le $COARSE_BOUND_NS
 check "coarse_flag_set" grep -qx 1 "$dev/coarse"
 check "coarse_in_status_json_and_text" coarse_status_shows
 kill "$sim"
@@ -141,9 +139,22 @@ labels=$(wc -l <"$work/coarse.labels")
 awk -v d=$((COARSE_DELAY_MS * 1000000)) '/^sentence .* \$GPGGA/ {
 	for (i = 1; i <= NF; i++)
 		if ($i ~ /^real_ns=/)
-			print (substr($i, length($i) - 8) - d) / 1000000
-}' "$work/coarse.out" | sort -n | awk '{ v[NR] = $1 }
-	END { if (NR) printf "# coarse: first sentences stamped %.1f..%.1f ms late, median %.1f (%d bursts)\n", v[1], v[NR], v[int((NR + 1) / 2)], NR }'
+			print substr($i, length($i) - 8) - d
+}' "$work/coarse.out" | sort -n >"$work/coarse.late"
+awk '{ v[NR] = $1 }
+	END { if (NR) printf "# coarse: first sentences stamped %.1f..%.1f ms late, median %.1f (%d bursts)\n", v[1] / 1e6, v[NR] / 1e6, v[int((NR + 1) / 2)] / 1e6, NR }' "$work/coarse.late"
+# The clock against CLOCK_REALTIME + TAI-UTC, less the stamps' median
+# lateness, which it follows (armhf under TCG: a median of 29 ms).
+late=$(awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }' "$work/coarse.late")
+worst=
+for err in $errs; do
+	e=$((err + ${late:-0}))
+	e=${e#-}
+	[ -n "$worst" ] && [ "$worst" -ge "$e" ] || worst=$e
+done
+echo "# coarse: |PHC - (CLOCK_REALTIME + TAI-UTC) + median lateness| at most ${worst:-?} ns"
+check "coarse_clock_within_$((COARSE_BOUND_NS / 1000000))ms_of_realtime_tai" \
+	test -n "$worst" -a -n "$late" -a "${worst:-0}" -le $COARSE_BOUND_NS
 echo "# coarse: $labels labels printed, kernel accepted $klabels, refused $krefused"
 check "coarse_kernel_took_every_label" test "$klabels" -eq "$labels" -a "$labels" -ge 6
 check "coarse_no_refused_label" test "$krefused" -eq 0 -a \
