@@ -66,25 +66,17 @@ static long long sleep_raw_until(long long raw)
 /* intended_ns and raw_ns of rising pulse k, from the generator's log */
 static int read_edges(long long *intended, long long *raw, int n)
 {
-	char path[96], line[160];
-	long long idx, k, lvl, in, rw, mono;
-	FILE *f;
-	int got = 0;
+	static struct sim_pulse_edge log[SIM_EDGE_LOG];
+	int i, got = 0, len = sim_pulse_edges(PORT, log, SIM_EDGE_LOG);
 
-	snprintf(path, sizeof(path), SIM_DEBUGFS "/ttyGPSSIM%d/edges", PORT);
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%lld %lld %lld %lld %lld %lld", &idx, &k, &lvl,
-			   &in, &rw, &mono) != 6 || k < 0 || k >= n || lvl != 1)
+	for (i = 0; i < len; i++) {
+		if (log[i].k >= n)
 			continue;
-		intended[k] = in;
-		raw[k] = rw;
+		intended[log[i].k] = log[i].intended_ns;
+		raw[log[i].k] = log[i].raw_ns;
 		got++;
 	}
-	fclose(f);
-	return got;
+	return len < 0 ? len : got;
 }
 
 /* The RMC for the UTC second that began at CLOCK_REALTIME @real_ns */

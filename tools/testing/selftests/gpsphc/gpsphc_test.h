@@ -187,6 +187,41 @@ static inline int sim_set(int port, const char *file, const char *val)
 	return n < 0 ? (int)n : 0;
 }
 
+/* A rising edge of a fake port's pulse generator, from its edges log. */
+struct sim_pulse_edge {
+	long long k;		/* the generator's pulse number */
+	long long intended_ns;	/* CLOCK_MONOTONIC_RAW the receiver meant */
+	long long raw_ns;	/* CLOCK_MONOTONIC_RAW just before the DCD call */
+};
+
+/* Number of edges fake port's edges log keeps (gpsphc_sim/CONTROL.rst). */
+#define SIM_EDGE_LOG	4096
+
+/*
+ * The pulse generator's rising edges in fake port @port's edges log,
+ * oldest first, at most @max: how many, or -errno.
+ */
+static inline int sim_pulse_edges(int port, struct sim_pulse_edge *e, int max)
+{
+	long long k, level, intended, raw;
+	char path[256], line[160];
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), SIM_DEBUGFS "/ttyGPSSIM%d/edges", port);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	while (n < max && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*s %lld %lld %lld %lld", &k, &level, &intended, &raw) != 4 ||
+		    k < 0 || level != 1)
+			continue;
+		e[n++] = (struct sim_pulse_edge){ k, intended, raw };
+	}
+	fclose(f);
+	return n;
+}
+
 /* Read a control file of fake port @port into @buf; -errno on failure. */
 static inline int sim_get(int port, const char *file, char *buf, size_t size)
 {

@@ -523,32 +523,20 @@ static int run_until_locked(struct __test_metadata *_metadata, struct ctx *c,
  */
 static int fill_lateness(struct rx *rx, int from, int to)
 {
-	unsigned long long index;
-	long long pulse, intended, raw, mono;
-	char path[256];
-	unsigned int level;
-	int i, found = 0;
-	FILE *f;
+	static struct sim_pulse_edge log[SIM_EDGE_LOG];
+	int i, j, found = 0, len = sim_pulse_edges(rx->port, log, SIM_EDGE_LOG);
 
-	snprintf(path, sizeof(path), SIM_DEBUGFS "/ttyGPSSIM%d/edges", rx->port);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	while (fscanf(f, "%llu %lld %u %lld %lld %lld", &index, &pulse, &level, &intended,
-		      &raw, &mono) == 6) {
-		if (pulse < 0 || level != 1)
-			continue;
+	for (j = 0; j < len; j++) {
 		for (i = from; i < to; i++) {
-			long long d = rx->e[i].raw - raw;
+			long long d = rx->e[i].raw - log[j].raw_ns;
 
 			if (d >= 0 && d < 10000000) {
 				found += !rx->e[i].has_late;
-				rx->e[i].late = rx->e[i].raw - intended;
+				rx->e[i].late = rx->e[i].raw - log[j].intended_ns;
 				rx->e[i].has_late = true;
 			}
 		}
 	}
-	fclose(f);
 	return found;
 }
 
