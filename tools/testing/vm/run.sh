@@ -50,6 +50,13 @@ lock=gpsphc-vm.lock
 [ "${GPSPHC_VM_UNTIMED:-0}" = 1 ] && lock=gpsphc-vm-untimed.lock
 # GPSPHC_VM_CPUS: the host CPUs the guest may run on (make check gives
 # each lane a core of its own).
+# GPSPHC_VM_ONLY, GPSPHC_VM_SKIP: programs of the initramfs's list (blank
+# separated names, e.g. capture_latency_test) to run alone, or to leave
+# out, in this boot (the guest's run_tests.sh reads them from the kernel's
+# command line): make check measures the capture latency in a boot of its
+# own, before anything else runs on the machine.
+only=$(echo ${GPSPHC_VM_ONLY:-} | tr ' ' ',')
+skip=$(echo ${GPSPHC_VM_SKIP:-} | tr ' ' ',')
 # GPSPHC_VM_USB_SERIAL=1: QEMU's USB serial adapter (an FTDI, which the
 # guest's ftdi_sio drives) on an xHCI controller, its data crossed over a
 # socket with a second 16550 (the guest's ttyS1): what the guest writes to
@@ -80,8 +87,8 @@ timeout -k 5 "$TIMEOUT" ${GPSPHC_VM_CPUS:+taskset -c "$GPSPHC_VM_CPUS"} \
 	$qemu -accel tcg,thread=$tcg -smp 2 -m 1024 \
 	-nographic -no-reboot -nodefaults -serial stdio $usb \
 	-kernel "$CACHE/kernel-$KVER/boot/vmlinuz-$KVER" -initrd "$OUT/initramfs.cpio.gz" \
-	-append "console=$console slub_debug=FZPU loglevel=3 panic=-1 oops=panic gpsphc.mode=$MODE" \
-	</dev/null | tr -d '\r' | tee "$log"
+	-append "console=$console slub_debug=FZPU loglevel=3 panic=-1 oops=panic gpsphc.mode=$MODE${only:+ gpsphc.only=$only}${skip:+ gpsphc.skip=$skip}" \
+	</dev/null | stdbuf -oL tr -d '\r' | tee "$log"
 rc=$?
 set -e
 if ! grep -q '^GPSPHC-DONE' "$log"; then
