@@ -35,7 +35,10 @@
 #   GPSPHC_APPLIANCE_BOOT=shell sh tools/testing/vm/appliance.sh KVER
 # GPSPHC_APPLIANCE_BOOT=rootfs only makes the root filesystem (if not
 # cached) and boots nothing: make check's untimed lane makes them on a
-# new machine while the timed lane's guests run.
+# new machine while the timed lane's guests run. GPSPHC_APPLIANCE_BOOT=image
+# makes the disk image too (the packages, DKMS's build in it) and boots
+# nothing: make check's host lane makes it while the guests run, and the
+# boot that follows finds it made (a lock keeps the two apart).
 #
 # Debian 12: gpsphc.ko goes into /lib/modules/KVER/updates as build.sh
 # built it, rather than through gpsphc-dkms: DKMS would need gcc and the
@@ -71,8 +74,8 @@ esac
 
 die() { echo "not ok appliance: $*"; exit 1; }
 case $MODE in
-check|shell|rootfs) ;;
-*) die "GPSPHC_APPLIANCE_BOOT=$MODE: check (the default), shell or rootfs" ;;
+check|shell|rootfs|image) ;;
+*) die "GPSPHC_APPLIANCE_BOOT=$MODE: check (the default), shell, rootfs or image" ;;
 esac
 case $BOOTS in
 1|2) ;;
@@ -110,6 +113,9 @@ fi
 ) 8>"$CACHE/appliance/.lock" || die "debootstrap of the $SUITE root filesystem failed (log: $ROOTFS.log)"
 [ "$MODE" != rootfs ] || exit 0
 mkdir -p "$OUT"
+# Steps 2 and 3 one run at a time per kernel (the image mode and a boot).
+exec 7>"$OUT/.disk.lock"
+flock 7
 
 # 2. The module for KVER (build.sh), and the packages (make deb).
 MODS=$VMBUILD/$KVER
@@ -300,6 +306,9 @@ INIT
 	echo "$key" >"$OUT/disk.key"
 	echo "# appliance $KVER: made the $SUITE disk image (${size}M) in $(($(date +%s) - t0)) s"
 fi
+
+exec 7>&-
+[ "$MODE" != image ] || exit 0
 
 # 4. Boot a fresh copy of the disk twice.
 cp --sparse=always "$OUT/disk.img" "$OUT/run.img"
