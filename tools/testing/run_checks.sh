@@ -8,14 +8,17 @@
 #    of Debian 13 and Debian 12, one at a time;
 #  - untimed, on the other core: the guests whose tests measure no time
 #    or only loosely (the arm64 and armhf ones, one more per amd64 Debian
-#    kernel, the debug kernel's) and gpsphcd's tests;
+#    kernel, the debug kernel's);
 #  - host, on either core at the lowest priority (SCHED_IDLE), so that it
 #    only takes what the guests leave idle: a timed guest mostly waits
 #    for its pulses (phc_test keeps the guest's CPUs busy less than 1 s
-#    of its 3.5 min). The appliances' root filesystems (made once,
-#    cached) and disk images, the packaging, the kernel style and static
-#    checks, the host's tests. It starts after the capture latency boots,
-#    whose figures are of a machine with nothing else on that core.
+#    of its 3.5 min). What boots no guest: the other lanes' builds but
+#    the first ones, gpsphcd's tests, the appliances' root filesystems
+#    (made once, cached) and disk images, the packaging, the kernel style
+#    and static checks, the host's tests. It starts after the capture
+#    latency boots, whose figures are of a machine with nothing else on
+#    that core. (A guest there, tried, had its pulses stamped up to a
+#    second late whenever both other lanes kept their cores busy.)
 # Each TAP result line counts once, prefixed with where it ran; exits
 # non-zero on any failure.
 set -u
@@ -131,7 +134,11 @@ timed() {
 # Debian 13 amd64's untimed guest (the debug kernel sees the same
 # netlink paths' locking in netlink_test, stress_test and explore_test).
 UNTIMED_TESTS="module_test ldisc_test stress_test ptp_race_test explore_test hostile_test gpsphcd_robust_test.sh dpll_test.sh"
-DEBUG_TESTS="module_test framing_test netlink_test gpio_test stress_test ptp_race_test explore_test gpsphc_8250_test.sh"
+# The debug kernel frames one paced and one burst stream of random chunks
+# (75 s for all eight there): the same receive path as the others, under
+# lockdep and KASAN; the timed guests and armhf run all eight.
+DEBUG_FRAMING="framing_test:-V,paced_seed_2,-V,paced_seed_3,-V,paced_seed_1000,-V,paced_seed_99999,-V,burst_seed_7,-V,burst_seed_424242"
+DEBUG_TESTS="module_test $DEBUG_FRAMING netlink_test gpio_test stress_test ptp_race_test explore_test gpsphc_8250_test.sh"
 # What runs in no timed guest: the untimed lists, the PPS from a GPIO line
 # without gpsphcd (gpio_test: counts, stamps within 50 ms; the timed
 # guests run gpsphcd's GPIO test), the YNL client and the USB adapter.
@@ -168,6 +175,8 @@ SOAK_ENV="GPSPHC_STRESS_SECONDS=3 GPSPHC_PTP_RACE_SECONDS=12 GPSPHC_EXPLORE_SECO
 # a real USB serial driver, coarse mode, gpsphcd's message) measures no
 # time, and elsewhere it skips.
 USB_KVER=$(kmk1 KVER_DEB13)
+# The kernel whose untimed guest, not its timed one, runs gm_chain_test.sh.
+GM_UNTIMED_KVER=$(kmk1 KVER_61)
 usb_serial() { [ "$1" = "$USB_KVER" ] && [ "$2" = "$UNTIMED_BUILD" ] && echo 1 || echo 0; }
 timed_built=
 # build KVER VMBUILD TESTS SKIP WHAT [ENV]: one guest's initramfs (WHAT:
@@ -211,28 +220,27 @@ if [ "$(nproc)" -ge 2 ] && taskset -c 0,1 true 2>/dev/null; then
 	TIMED_CPU=0 UNTIMED_CPU=1
 fi
 # What one lane waits for of another: the timed builds (their names), the
-# capture latency boots, the arm guests' builds, the other untimed
-# guests' builds (their names).
+# capture latency boots, the arm64 guest's build, the armhf guest's and
+# the other untimed guests' builds (their names).
 timed_done=$(mktemp -u) quiet_done=$(mktemp -u) arm_done=$(mktemp -u) untimed_done=$(mktemp -u)
+armhf_done=$(mktemp -u)
 trap 'rm -f "$results" "$latency" "$untimed_log" "$untimed_results" "$host_log" "$host_results" \
-	"$timed_done" "$quiet_done" "$arm_done" "$untimed_done"' EXIT
+	"$timed_done" "$quiet_done" "$arm_done" "$untimed_done" "$armhf_done"' EXIT
 (
 	lane=$(sh -c 'echo $PPID')
 	renice -n 10 -p "$lane" >/dev/null
 	[ -z "$UNTIMED_CPU" ] || taskset -p -c "$UNTIMED_CPU" "$lane" >/dev/null
 	results=$untimed_results
-	# The arm guests' builds first, while the timed lane builds its
-	# own: they take their sources from the tree into the trixie chroot
-	# and share nothing with the timed builds, which the rest here waits
-	# for (gpsphcd, the timed modules of the same kernels). Their guests
-	# next, as they need nothing else.
+	# The arm64 guest's build first, while the timed lane builds its
+	# own: it takes its sources from the tree into the trixie chroot and
+	# shares nothing with the timed builds, which the rest waits for
+	# (gpsphcd, the timed modules of the same kernels). Its guest next,
+	# while the host lane builds the armhf guest's.
 	arm_built=
 	for kver in $ARM_KVERS; do
 		case $kver in
 		*-arm64) arm_built="$arm_built $(build "$kver" "$UNTIMED_BUILD" \
 			"$ARM_TESTS" "" "arm64 guest" "$SOAK_ENV")" ;;
-		*-armmp*) arm_built="$arm_built $(build "$kver" "$UNTIMED_BUILD" \
-			"$ARMHF_TESTS" "" "armhf guest" "$SOAK_ENV")" ;;
 		esac
 	done
 	touch "$arm_done"
@@ -241,6 +249,11 @@ trap 'rm -f "$results" "$latency" "$untimed_log" "$untimed_results" "$host_log" 
 			timed step "$kver" sh "$TOP/tools/testing/vm/run.sh" "$kver" check "$VM_TIMEOUT"
 	done
 	# The other guests' builds are the host lane's.
+	while [ ! -s "$armhf_done" ]; do sleep 1; done
+	for kver in $(cat "$armhf_done"); do
+		GPSPHC_VM_BUILD=$UNTIMED_BUILD GPSPHC_VM_UNTIMED=1 GPSPHC_VM_CPUS=$UNTIMED_CPU \
+			timed step "$kver" sh "$TOP/tools/testing/vm/run.sh" "$kver" check "$VM_TIMEOUT"
+	done
 	while [ ! -s "$untimed_done" ]; do sleep 1; done
 	untimed_built=$(cat "$untimed_done")
 	for kver in $untimed_built; do
@@ -261,9 +274,18 @@ untimed=$!
 	chrt --idle -p 0 "$lane"
 	results=$host_results
 	# Once the capture latency is measured and the trixie chroot is free
-	# of the arm builds (make deb builds in it).
+	# of the arm64 build (this lane's builds and make deb use it).
 	while [ ! -e "$quiet_done" ] || [ ! -e "$arm_done" ]; do sleep 1; done
 	timed_built=$(cat "$timed_done")
+	# The armhf guest's build, for the untimed lane after its arm64 guest.
+	armhf_built=
+	for kver in $ARM_KVERS; do
+		case $kver in
+		*-armmp*) armhf_built="$armhf_built $(build "$kver" "$UNTIMED_BUILD" \
+			"$ARMHF_TESTS" "" "armhf guest" "$SOAK_ENV")" ;;
+		esac
+	done
+	echo "${armhf_built:- }" >"$armhf_done"
 	timed step host:userspace make -s -C "$TOP/userspace" check
 	# The kernel no guest boots: gpsphc.ko alone, in the timed lane's
 	# build directory.
@@ -292,6 +314,12 @@ untimed=$!
 		"$USB_KVER") untimed_built="$untimed_built $(build "$kver" "$UNTIMED_BUILD" \
 			"$UNTIMED_TESTS gpsphc_usb_serial_test.sh ynl_cli_test.sh" "" "untimed tests, USB serial, YNL client" \
 			"$SOAK_ENV")" ;;
+		# Debian 12's 6.1 runs the grandmaster chain here, last (it
+		# leaves the clock in 2027), not in its timed guest: its
+		# bounds are seconds and 20 ms, and the timed lane is make
+		# check's longer one.
+		"$GM_UNTIMED_KVER") untimed_built="$untimed_built $(build "$kver" "$UNTIMED_BUILD" \
+			"$UNTIMED_TESTS gm_chain_test.sh" "" "untimed tests, grandmaster chain" "$SOAK_ENV")" ;;
 		*) untimed_built="$untimed_built $(build "$kver" "$UNTIMED_BUILD" \
 			"$UNTIMED_TESTS" "" "untimed tests" "$SOAK_ENV")" ;;
 		esac
@@ -337,6 +365,7 @@ for kver in $KVERS; do
 	case $kver in
 	*-gpsphc-debug) continue ;;
 	*-rt-*) skip="$TIMED_SKIP $RT_TIMED_SKIP" ;;
+	"$GM_UNTIMED_KVER") skip="$TIMED_SKIP gm_chain_test.sh" ;;
 	esac
 	timed_built="$timed_built $(build "$kver" "$TOP/tools/testing/vm/build" "" \
 		"$skip" "timed tests")"
