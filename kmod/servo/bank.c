@@ -97,6 +97,16 @@
  */
 #define SV_KF_SCREEN_EDGES	2U
 /*
+ * The screen's variance, while LOCKING and the long scores are not full,
+ * is at most this many times the noise's median variance (4 sigmas): a
+ * filter's prediction error is the noise plus its own error, which a
+ * least-squares line through three edges already keeps under twice the
+ * noise's. Not once LOCKED: there a long tail of latency (PREEMPT_RT's
+ * interrupt thread: edges 250 us late among 15 us of noise, three in a
+ * row) would look like pulses that moved, and relock the loop.
+ */
+#define SV_KF_SCREEN_NOISE	16U
+/*
  * An edge taken this many sigmas off every prediction (a rate step seen
  * through little noise: within outlier_min_ns, but not the noise) hands
  * the steering to the most wandering filter at once, then to the best of
@@ -667,11 +677,26 @@ static bool sv_screen(struct gpsphc_servo *s, s64 off, u64 near, u64 g,
 		      const struct gpsphc_servo_edge_rec *rec, s64 y,
 		      struct gpsphc_servo_out *out)
 {
-	u32 limit = s->cfg.outlier_max;
-	bool known = s->bank.scored >= SV_KF_SCREEN_EDGES;
-	bool suspect = near > sv_icfg(s)->outlier_min_ns &&
-		       sv_beyond(s, near, g, sv_icfg(s)->outlier_k,
-				 s->bank.m[s->bank.best].fast);
+	const struct gpsphc_servo_bank *b = &s->bank;
+	u32 limit = s->cfg.outlier_max, k = sv_icfg(s)->outlier_k;
+	bool known = b->scored >= SV_KF_SCREEN_EDGES;
+	u64 var = b->m[b->best].fast, noise;
+	bool suspect = false;
+
+	if (near > sv_icfg(s)->outlier_min_ns) {
+		suspect = sv_beyond(s, near, g, k, var);
+		/*
+		 * A short score that a spike among the first edges inflated
+		 * would let edges milliseconds off in (a DCD storm's) until
+		 * the scores have forgotten it.
+		 */
+		if (!suspect && s->state == GPSPHC_SERVO_LOCKING &&
+		    b->scored < SV_KF_SCORE_EDGES) {
+			noise = SV_KF_SCREEN_NOISE * gpsphc_sv_noise_median(s);
+			suspect = noise && noise < var &&
+				  sv_beyond(s, near, g, k, noise);
+		}
+	}
 
 	if (s->state == GPSPHC_SERVO_HOLDOVER) {
 		if (known && !suspect) {

@@ -414,6 +414,17 @@ void gpsphc_sv_mean_add(u64 *mean, u64 sq, u32 n, u32 w);
  * latency spike cannot inflate it.
  */
 void gpsphc_sv_noise_add(u64 *r, u32 *r_n, s64 d2);
+/*
+ * The capture noise's variance, ns^2, from the median absolute deviation
+ * of the intervals between consecutive inputs of the kind the servo runs
+ * on (PPS edges or sentence starts) in the history; 0 if there are fewer
+ * than GPSPHC_SERVO_LOCK_EDGES intervals. The running estimates the
+ * estimators keep are means, and one latency spike among their first
+ * edges inflates them for dozens of edges: a loop far from converged
+ * would pass for locked, and an edge milliseconds off for no outlier. A
+ * spike moves two intervals; the median ignores them.
+ */
+u64 gpsphc_sv_noise_median(const struct gpsphc_servo *s);
 void gpsphc_sv_rms_clear(struct gpsphc_servo *s);
 /* Is the offset @off within 3 sigmas of the noise @r (@r_n edges)? */
 bool gpsphc_sv_in_noise(const struct gpsphc_servo *s, s64 off, u64 r,
@@ -421,7 +432,8 @@ bool gpsphc_sv_in_noise(const struct gpsphc_servo *s, s64 off, u64 r,
 /*
  * An offset @off taken: into the RMS; LOCKING becomes LOCKED after
  * GPSPHC_SERVO_LOCK_EDGES in a row within lock_ns or, @in_noise, within
- * what the estimator measured of the input's own noise.
+ * what the estimator measured of the input's own noise, if they are also
+ * within the noise the history's median tells (gpsphc_sv_noise_median()).
  */
 void gpsphc_sv_take_offset(struct gpsphc_servo *s, s64 off, bool in_noise);
 void gpsphc_sv_step(struct gpsphc_servo *s, s64 delta,

@@ -19,6 +19,22 @@
 #define SV_NOISE_CLIP		3U
 /* Offsets within this many sigmas of the capture noise count as locked */
 #define SV_LOCK_SIGMAS		3U
+/*
+ * The median of |d| for a Gaussian d of sigma 1 is 0.6745, and the
+ * interval between two edges has sqrt(2) times the sigma of their noise:
+ * the noise's variance is the median absolute deviation of the intervals,
+ * squared, times 100 / SV_MAD_TO_VAR (0.6745^2 * 2 = 0.91).
+ */
+#define SV_MAD_TO_VAR		91U
+/*
+ * On the way into LOCKED, the mean of the last offsets must be within
+ * SV_LOCK_MEAN_LOCK_NS lock_ns or SV_LOCK_MEAN_SIGMAS of those sigmas: a
+ * loop milliseconds off its pulses, as after a spike among its first
+ * edges, is not locked, one that tens of microseconds of latency on its
+ * first edges keep that far off for a while is.
+ */
+#define SV_LOCK_MEAN_LOCK_NS	10U
+#define SV_LOCK_MEAN_SIGMAS	8U
 
 void gpsphc_sv_mean_add(u64 *mean, u64 sq, u32 n, u32 w)
 {
@@ -84,6 +100,70 @@ bool gpsphc_sv_in_noise(const struct gpsphc_servo *s, s64 off, u64 r,
 	       mag * mag <= SV_LOCK_SIGMAS * SV_LOCK_SIGMAS * r;
 }
 
+static int sv_cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sort @v (@n values, at least 1) and return its median */
+static u64 sv_median(u64 *v, u32 n)
+{
+	sort(v, n, sizeof(*v), sv_cmp_u64, NULL);
+	return n & 1 ? v[n / 2] : v[n / 2 - 1] / 2 + v[n / 2] / 2;
+}
+
+u64 gpsphc_sv_noise_median(const struct gpsphc_servo *s)
+{
+	u64 d[GPSPHC_SERVO_HISTORY], mid, mad;
+	const struct gpsphc_servo_edge_rec *a, *b;
+	u32 i, n = 0;
+
+	for (i = 1; i < s->hist_len; i++) {
+		a = &s->hist[(s->hist_head + i - 1) % GPSPHC_SERVO_HISTORY];
+		b = &s->hist[(s->hist_head + i) % GPSPHC_SERVO_HISTORY];
+		if (a->coarse != s->coarse || b->coarse != s->coarse ||
+		    b->num != a->num + 1 || b->raw <= a->raw)
+			continue;
+		d[n++] = min_t(u64, b->raw - a->raw, 1ULL << 40);
+	}
+	if (n < GPSPHC_SERVO_LOCK_EDGES)
+		return 0;
+	mid = sv_median(d, n);
+	for (i = 0; i < n; i++)
+		d[i] = min_t(u64, d[i] > mid ? d[i] - mid : mid - d[i],
+			     1ULL << 28);
+	mad = sv_median(d, n);
+	/* mad < 2^28: the product stays below 2^63 */
+	return div_u64(mad * mad * 100, SV_MAD_TO_VAR);
+}
+
+/*
+ * Is the mean of the last GPSPHC_SERVO_LOCK_EDGES offsets, which each
+ * passed for locked, near enough (SV_LOCK_MEAN_LOCK_NS) or within the
+ * noise @var that the history's median tells? A loop still far from the
+ * pulses is off by the same much, edge after edge; noise scatters, and
+ * one late edge of a long tail weighs a quarter. Only asked on the way
+ * into LOCKED.
+ */
+static bool sv_offsets_in_noise(const struct gpsphc_servo *s, u64 var)
+{
+	s64 sum = 0;
+	u64 mag;
+	u32 i, pos;
+
+	for (i = 1; i <= GPSPHC_SERVO_LOCK_EDGES; i++) {
+		pos = (s->rms_pos + GPSPHC_SERVO_RMS_EDGES - i) %
+		      GPSPHC_SERVO_RMS_EDGES;
+		sum += s->rms_ring[pos];
+	}
+	/* offsets within 2^28: the mean's square below 2^56 */
+	mag = sv_mag(sum) / GPSPHC_SERVO_LOCK_EDGES;
+	return mag <= SV_LOCK_MEAN_LOCK_NS * sv_icfg(s)->lock_ns ||
+	       mag * mag <= SV_LOCK_MEAN_SIGMAS * SV_LOCK_MEAN_SIGMAS * var;
+}
+
 void gpsphc_sv_take_offset(struct gpsphc_servo *s, s64 off, bool in_noise)
 {
 	sv_rms_add(s, off);
@@ -92,7 +172,8 @@ void gpsphc_sv_take_offset(struct gpsphc_servo *s, s64 off, bool in_noise)
 	else
 		s->lock_run = 0;
 	if (s->state == GPSPHC_SERVO_LOCKING &&
-	    s->lock_run >= GPSPHC_SERVO_LOCK_EDGES)
+	    s->lock_run >= GPSPHC_SERVO_LOCK_EDGES &&
+	    sv_offsets_in_noise(s, gpsphc_sv_noise_median(s)))
 		s->state = GPSPHC_SERVO_LOCKED;
 }
 
