@@ -163,16 +163,6 @@ TIMED_SKIP="$UNTIMED_TESTS gpio_test ynl_cli_test.sh gpsphc_usb_serial_test.sh"
 ARM_TESTS="module_test ldisc_test netlink_test gpio_test stress_test ptp_race_test explore_test pps_test hangup_test phc_test:-f,lock gpsphcd_test.sh phc2sys_test.sh hostile_test:-f,labels,-f,caps,-f,fuzz"
 ARMHF_TESTS="$ARM_TESTS framing_test"
 UNTIMED_BUILD=$TOP/tools/testing/vm/build/untimed
-# PREEMPT_RT's extras: what its timed and untimed guests leave out, so
-# that the whole suite runs on RT too: the hostile input's labels,
-# capabilities and netlink fuzz, gpsphcd's recovery, the DPLL device and
-# the grandmaster chain (last: it leaves the clock in 2027). About 6 min
-# of guest, most of it waiting (hostile_test: 4 s of CPU in 70), in a
-# guest of its own on the untimed lane's core beside that lane's guests,
-# at the same nice: a guest no lane has the time for alone, which at
-# SCHED_IDLE starved for a second at a time.
-RT_EXTRAS_TESTS="hostile_test:-f,labels,-f,caps,-f,fuzz gpsphcd_robust_test.sh dpll_test.sh gm_chain_test.sh"
-RT_EXTRAS_BUILD=$TOP/tools/testing/vm/build/rt-extras
 # The random soaks run for a set time, not a set count: the concurrency
 # stress and hostile input (5 s a case by default), the attach/detach
 # race against clock readers (20 s a variant) and the explorer (12 s a
@@ -230,12 +220,11 @@ build_for() {
 		esac
 	done
 }
-# untimed_guest KVER WHERE [VMBUILD [LOCK]]: boot KVER's untimed guest
-# (of UNTIMED_BUILD, else VMBUILD) on the untimed lane's core, as step
-# WHERE; LOCK: run.sh's lock for one more untimed guest beside the others.
+# untimed_guest KVER WHERE: boot KVER's untimed guest (of UNTIMED_BUILD)
+# on the untimed lane's core, as step WHERE.
 untimed_guest() {
-	GPSPHC_VM_BUILD=${3:-$UNTIMED_BUILD} GPSPHC_VM_UNTIMED=1 GPSPHC_VM_LOCK=${4:-} \
-		GPSPHC_VM_CPUS=$UNTIMED_CPU GPSPHC_VM_USB_SERIAL=$(usb_serial "$1" "${3:-$UNTIMED_BUILD}") \
+	GPSPHC_VM_BUILD=$UNTIMED_BUILD GPSPHC_VM_UNTIMED=1 GPSPHC_VM_CPUS=$UNTIMED_CPU \
+		GPSPHC_VM_USB_SERIAL=$(usb_serial "$1" "$UNTIMED_BUILD") \
 		timed step "$2" sh "$TOP/tools/testing/vm/run.sh" "$1" check "$VM_TIMEOUT"
 }
 # Three lanes (see the top). The untimed one: its guests, niced and kept
@@ -254,10 +243,9 @@ fi
 # capture latency boots, the arm64 guest's build, the armhf guest's and
 # the other untimed guests' builds (their names).
 timed_done=$(mktemp -u) quiet_done=$(mktemp -u) arm_done=$(mktemp -u) untimed_done=$(mktemp -u)
-armhf_done=$(mktemp -u) extras_done=$(mktemp -u) extras_log=$(mktemp)
+armhf_done=$(mktemp -u)
 trap 'rm -f "$results" "$latency" "$untimed_log" "$untimed_results" "$host_log" "$host_results" \
-	"$timed_done" "$quiet_done" "$arm_done" "$untimed_done" "$armhf_done" "$extras_done" \
-	"$extras_log"' EXIT
+	"$timed_done" "$quiet_done" "$arm_done" "$untimed_done" "$armhf_done"' EXIT
 (
 	lane=$(sh -c 'echo $PPID')
 	renice -n 10 -p "$lane" >/dev/null
@@ -278,23 +266,12 @@ trap 'rm -f "$results" "$latency" "$untimed_log" "$untimed_results" "$host_log" 
 	for kver in $(cat "$armhf_done"); do
 		untimed_guest "$kver" "$kver"
 	done
-	# PREEMPT_RT's extras beside the guests below, once built.
-	(
-		while [ ! -s "$extras_done" ]; do sleep 1; done
-		for kver in $(cat "$extras_done"); do
-			untimed_guest "$kver" "$kver untimed, extras" "$RT_EXTRAS_BUILD" \
-				gpsphc-vm-extras.lock
-		done
-	) >"$extras_log" 2>&1 &
-	extras=$!
 	while [ ! -s "$untimed_done" ]; do sleep 1; done
 	untimed_built=$(cat "$untimed_done")
 	for kver in $untimed_built; do
 		case $kver in *-gpsphc-debug) where=$kver ;; *) where="$kver untimed" ;; esac
 		untimed_guest "$kver" "$where"
 	done
-	wait $extras
-	cat "$extras_log"
 	echo "# untimed lane done after $(( $(date +%s) - start )) s"
 ) >"$untimed_log" 2>&1 </dev/null &
 untimed=$!
@@ -329,12 +306,15 @@ untimed=$!
 		*-gpsphc-debug) untimed_built="$untimed_built $(build "$kver" "$UNTIMED_BUILD" \
 			"$DEBUG_TESTS" "" "debug kernel")" ;;
 		# PREEMPT_RT's untimed guest runs the hostile input's DCD
-		# storms (55 s: thousands of edges through the UART's
-		# interrupt thread, which RT changes); its labels,
-		# capabilities and netlink fuzz, gpsphcd's recovery and the
-		# DPLL device are its extras' guest's (RT_EXTRAS_TESTS). It
-		# runs gpio_test, whose line's primary handler stays a hard
-		# interrupt on RT.
+		# storms alone (55 s: thousands of edges through the UART's
+		# interrupt thread, which RT changes), not its labels,
+		# capabilities and netlink fuzz, nor gpsphcd's recovery
+		# and the DPLL device (4 min, for make check's 40): the same
+		# 6.12 netlink and gpsphcd code as Debian 13's amd64 guest,
+		# which runs them. A guest of their own beside the untimed
+		# lane's, at its nice, slowed that one's gpsphcd: sentences
+		# half a second late, labels refused. It runs gpio_test,
+		# whose line's primary handler stays a hard interrupt on RT.
 		*-rt-*) untimed_built="$untimed_built $(build "$kver" "$UNTIMED_BUILD" \
 			"$(echo " $UNTIMED_TESTS " | sed 's/ hostile_test / hostile_test:-f,storm /') gpio_test" \
 			"gpsphcd_robust_test.sh dpll_test.sh" "untimed tests" "$SOAK_ENV")" ;;
@@ -352,8 +332,6 @@ untimed=$!
 		esac
 	done
 	echo "${untimed_built:- }" >"$untimed_done"
-	echo " $(build_for '*-rt-*' "$RT_EXTRAS_BUILD" "$RT_EXTRAS_TESTS" "PREEMPT_RT's extras" $KVERS)" \
-		>"$extras_done"
 	# The appliances' root filesystems (debootstrap, 2 to 4 min each on
 	# a new machine, cached after).
 	for kver in $APPLIANCE_DEB13 $APPLIANCE_TIMED; do
@@ -384,10 +362,10 @@ host=$!
 # core (the host lane waits for them: they build gpsphcd, which the other
 # builds then only read, and the modules the untimed guests of the same
 # kernels copy). PREEMPT_RT's timed guest leaves out the grandmaster chain
-# (gm_chain_test, 1.7 min; its bounds are seconds and 20 ms), which its
-# extras' guest runs in the untimed lane; RT's own path, the capture in
-# the UART's interrupt thread, is what phc_test, pps_test, coarse_test,
-# capture_latency_test and the 8250 test there measure.
+# (gm_chain_test, 1.7 min): gpsphcd, ptp4l and phc2sys over the same 6.12
+# module as Debian 13 amd64's guest, which runs it; RT's own path, the
+# capture in the UART's interrupt thread, is what phc_test, pps_test,
+# coarse_test, capture_latency_test and the 8250 test there measure.
 RT_TIMED_SKIP="gm_chain_test.sh"
 for kver in $KVERS; do
 	skip=$TIMED_SKIP

@@ -46,10 +46,8 @@ log=$OUT/console.log
 # GPSPHC_VM_UNTIMED=1 says this guest's tests measure no time, or none
 # finer than a millisecond (make check's untimed lane): it may run beside
 # a timed guest, one such at a time.
-# GPSPHC_VM_LOCK names another lock of untimed guests, for one more
-# beside them (make check's PREEMPT_RT extras).
 lock=gpsphc-vm.lock
-[ "${GPSPHC_VM_UNTIMED:-0}" = 1 ] && lock=${GPSPHC_VM_LOCK:-gpsphc-vm-untimed.lock}
+[ "${GPSPHC_VM_UNTIMED:-0}" = 1 ] && lock=gpsphc-vm-untimed.lock
 # GPSPHC_VM_CPUS: the host CPUs the guest may run on (make check gives
 # each lane a core of its own).
 # GPSPHC_VM_ONLY, GPSPHC_VM_SKIP: programs of the initramfs's list (blank
