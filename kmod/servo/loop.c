@@ -100,17 +100,23 @@ bool gpsphc_sv_in_noise(const struct gpsphc_servo *s, s64 off, u64 r,
 	       mag * mag <= SV_LOCK_SIGMAS * SV_LOCK_SIGMAS * r;
 }
 
-static int sv_cmp_u64(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Sort @v (@n values, at least 1) and return its median */
+/*
+ * Sort @v (@n values, at least 1, at most GPSPHC_SERVO_HISTORY) and
+ * return its median. An insertion sort: a few hundred comparisons, and
+ * no call through a pointer per comparison (sort()'s, a retpoline each),
+ * on the interrupt's path.
+ */
 static u64 sv_median(u64 *v, u32 n)
 {
-	sort(v, n, sizeof(*v), sv_cmp_u64, NULL);
+	u32 i, j;
+	u64 x;
+
+	for (i = 1; i < n; i++) {
+		x = v[i];
+		for (j = i; j && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
 	return n & 1 ? v[n / 2] : v[n / 2 - 1] / 2 + v[n / 2] / 2;
 }
 
