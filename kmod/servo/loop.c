@@ -165,7 +165,7 @@ static bool sv_offsets_in_noise(const struct gpsphc_servo *s, u64 var)
 		sum += s->rms_ring[pos];
 	}
 	/* offsets within 2^28: the mean's square below 2^56 */
-	mag = sv_mag(sum) / GPSPHC_SERVO_LOCK_EDGES;
+	mag = div_u64(sv_mag(sum), GPSPHC_SERVO_LOCK_EDGES);
 	return mag <= SV_LOCK_MEAN_LOCK_NS * sv_icfg(s)->lock_ns ||
 	       mag * mag <= SV_LOCK_MEAN_SIGMAS * SV_LOCK_MEAN_SIGMAS * var;
 }
