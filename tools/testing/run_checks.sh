@@ -133,7 +133,11 @@ timed() {
 # 102 s on the debug kernel) needs one kernel that has the family:
 # Debian 13 amd64's untimed guest (the debug kernel sees the same
 # netlink paths' locking in netlink_test, stress_test and explore_test).
-UNTIMED_TESTS="module_test ldisc_test stress_test ptp_race_test explore_test hostile_test gpsphcd_robust_test.sh dpll_test.sh"
+# hostile_test's storms (port 1) run beside its labels and capabilities
+# (ports 0 and 2): all three wait on pulses. Its netlink fuzz, which may
+# name any port's device, runs alone.
+HOSTILE_TESTS="hostile_test:-f,storm,& hostile_test:-f,labels,-f,caps hostile_test:-f,fuzz"
+UNTIMED_TESTS="module_test ldisc_test stress_test ptp_race_test explore_test $HOSTILE_TESTS gpsphcd_robust_test.sh dpll_test.sh"
 # The debug kernel frames one paced and one burst stream of random chunks
 # (75 s for all eight there): the same receive path as the others, under
 # lockdep and KASAN; the timed guests and armhf run all eight.
@@ -160,7 +164,9 @@ TIMED_SKIP="$UNTIMED_TESTS gpio_test ynl_cli_test.sh gpsphc_usb_serial_test.sh"
 # no YNL client, DPLL or grandmaster chain. ts2phc 4.2 on armhf stops
 # after its first sentence (not investigated; ts2phc runs on the amd64
 # kernels).
-ARM_TESTS="module_test ldisc_test netlink_test gpio_test stress_test ptp_race_test explore_test pps_test hangup_test phc_test:-f,lock gpsphcd_test.sh phc2sys_test.sh hostile_test:-f,labels,-f,caps,-f,fuzz"
+# phc_test's lock fixture runs on port 3 beside hostile_test's labels and
+# capabilities (ports 0 and 2), all waiting on pulses.
+ARM_TESTS="module_test ldisc_test netlink_test gpio_test stress_test ptp_race_test explore_test pps_test hangup_test GPSPHC_PHC_PORT=3,phc_test:-f,lock,& hostile_test:-f,labels,-f,caps hostile_test:-f,fuzz gpsphcd_test.sh phc2sys_test.sh"
 ARMHF_TESTS="$ARM_TESTS framing_test"
 UNTIMED_BUILD=$TOP/tools/testing/vm/build/untimed
 # The random soaks run for a set time, not a set count: the concurrency
@@ -175,8 +181,6 @@ SOAK_ENV="GPSPHC_STRESS_SECONDS=3 GPSPHC_PTP_RACE_SECONDS=12 GPSPHC_EXPLORE_SECO
 # a real USB serial driver, coarse mode, gpsphcd's message) measures no
 # time, and elsewhere it skips.
 USB_KVER=$(kmk1 KVER_DEB13)
-# The kernel whose untimed guest, not its timed one, runs gm_chain_test.sh.
-GM_UNTIMED_KVER=$(kmk1 KVER_61)
 usb_serial() { [ "$1" = "$USB_KVER" ] && [ "$2" = "$UNTIMED_BUILD" ] && echo 1 || echo 0; }
 timed_built=
 # build KVER VMBUILD TESTS SKIP WHAT [ENV]: one guest's initramfs (WHAT:
@@ -305,28 +309,13 @@ untimed=$!
 		case $kver in
 		*-gpsphc-debug) untimed_built="$untimed_built $(build "$kver" "$UNTIMED_BUILD" \
 			"$DEBUG_TESTS" "" "debug kernel")" ;;
-		# PREEMPT_RT's untimed guest runs the hostile input's DCD
-		# storms alone (55 s: thousands of edges through the UART's
-		# interrupt thread, which RT changes), not its labels,
-		# capabilities and netlink fuzz, nor gpsphcd's recovery
-		# and the DPLL device (4 min, for make check's 40): the same
-		# 6.12 netlink and gpsphcd code as Debian 13's amd64 guest,
-		# which runs them. A guest of their own beside the untimed
-		# lane's, at its nice, slowed that one's gpsphcd: sentences
-		# half a second late, labels refused. It runs gpio_test,
-		# whose line's primary handler stays a hard interrupt on RT.
+		# PREEMPT_RT's untimed guest also runs gpio_test, whose
+		# line's primary handler stays a hard interrupt on RT.
 		*-rt-*) untimed_built="$untimed_built $(build "$kver" "$UNTIMED_BUILD" \
-			"$(echo " $UNTIMED_TESTS " | sed 's/ hostile_test / hostile_test:-f,storm /') gpio_test" \
-			"gpsphcd_robust_test.sh dpll_test.sh" "untimed tests" "$SOAK_ENV")" ;;
+			"$UNTIMED_TESTS gpio_test" "" "untimed tests" "$SOAK_ENV")" ;;
 		"$USB_KVER") untimed_built="$untimed_built $(build "$kver" "$UNTIMED_BUILD" \
 			"$UNTIMED_TESTS gpsphc_usb_serial_test.sh ynl_cli_test.sh" "" "untimed tests, USB serial, YNL client" \
 			"$SOAK_ENV")" ;;
-		# Debian 12's 6.1 runs the grandmaster chain here, last (it
-		# leaves the clock in 2027), not in its timed guest: its
-		# bounds are seconds and 20 ms, and the timed lane is make
-		# check's longer one.
-		"$GM_UNTIMED_KVER") untimed_built="$untimed_built $(build "$kver" "$UNTIMED_BUILD" \
-			"$UNTIMED_TESTS gm_chain_test.sh" "" "untimed tests, grandmaster chain" "$SOAK_ENV")" ;;
 		*) untimed_built="$untimed_built $(build "$kver" "$UNTIMED_BUILD" \
 			"$UNTIMED_TESTS" "" "untimed tests" "$SOAK_ENV")" ;;
 		esac
@@ -361,21 +350,13 @@ host=$!
 # The timed guests' initramfs, one after the other on the timed lane's
 # core (the host lane waits for them: they build gpsphcd, which the other
 # builds then only read, and the modules the untimed guests of the same
-# kernels copy). PREEMPT_RT's timed guest leaves out the grandmaster chain
-# (gm_chain_test, 1.7 min): gpsphcd, ptp4l and phc2sys over the same 6.12
-# module as Debian 13 amd64's guest, which runs it; RT's own path, the
-# capture in the UART's interrupt thread, is what phc_test, pps_test,
-# coarse_test, capture_latency_test and the 8250 test there measure.
-RT_TIMED_SKIP="gm_chain_test.sh"
+# kernels copy).
 for kver in $KVERS; do
-	skip=$TIMED_SKIP
 	case $kver in
 	*-gpsphc-debug) continue ;;
-	*-rt-*) skip="$TIMED_SKIP $RT_TIMED_SKIP" ;;
-	"$GM_UNTIMED_KVER") skip="$TIMED_SKIP gm_chain_test.sh" ;;
 	esac
 	timed_built="$timed_built $(build "$kver" "$TOP/tools/testing/vm/build" "" \
-		"$skip" "timed tests")"
+		"$TIMED_SKIP" "timed tests")"
 done
 echo "${timed_built:- }" >"$timed_done"
 grep ' build gpsphc.ko' "$results"

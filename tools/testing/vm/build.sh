@@ -6,8 +6,10 @@
 # Output: tools/testing/vm/build/KVER/initramfs.cpio.gz ($GPSPHC_VM_BUILD
 # instead of tools/testing/vm/build, for a second build beside the first).
 # GPSPHC_TESTS="prog ..." puts only those test programs in the guest's
-# run list (while working on one of them); GPSPHC_TESTS_SKIP="prog ..."
-# leaves those out of it (make check runs some on one kernel only).
+# run list (while working on one of them); a word PROG:ARGS gives PROG
+# ARGS, commas for blanks, and a last argument "&" runs it beside the
+# next word's (guest/run_tests.sh). GPSPHC_TESTS_SKIP="prog ..." leaves
+# those programs out of it (make check runs some on one kernel only).
 # GPSPHC_TEST_ENV="VAR=value ..." puts those variables in the environment
 # of every program the guest runs (guest/run_tests.sh), e.g. the cases a
 # program reads from one: GPSPHC_STRESS_ONLY, GPSPHC_EXPLORE_SEED.
@@ -215,18 +217,22 @@ cp -r "$USR/selftests/." "$STAGE/tests/"
 [ -z "${GPSPHC_TESTS:-}" ] || echo "$GPSPHC_TESTS" | tr ' ' '\n' | sed '/:/{s/:/ /;s/,/ /g}' >"$STAGE/tests/run.list"
 [ -z "${GPSPHC_TEST_ENV:-}" ] || echo "$GPSPHC_TEST_ENV" >"$STAGE/tests/run.env"
 [ -z "${GPSPHC_TEST_ARGS:-}" ] || echo "$GPSPHC_TEST_ARGS" >"$STAGE/tests/run.args"
+# A line's program: its first word that sets no environment variable.
+PROG_AWK='function prog(  i) { for (i = 1; i < NF && $i ~ /=/; i++); return $i }'
 for t in ${GPSPHC_TESTS_SKIP:-}; do
-	awk -v t="$t" '$1 != t' "$STAGE/tests/run.list" >"$STAGE/tests/run.list.new"
+	t=${t%%:*}
+	awk -v t="$t" "$PROG_AWK"' prog() != t' "$STAGE/tests/run.list" >"$STAGE/tests/run.list.new"
 	mv "$STAGE/tests/run.list.new" "$STAGE/tests/run.list"
 done
 if [ -n "$CROSS" ]; then
 	# An arm guest has gpsphcd and linuxptp but no Python, bash or
 	# iproute2: the shell tests that need only those.
 	arm_ok='^(gpsphcd_test|gpsphcd_fdstore_test|gpsphcd_robust_test|phc2sys_test|ts2phc_test)\.sh$'
-	bad=$(awk -v ok="$arm_ok" '$1 ~ /\.sh$/ && $1 !~ ok' "$STAGE/tests/run.list" | tr '\n' ' ')
+	bad=$(awk -v ok="$arm_ok" "$PROG_AWK"' prog() ~ /\.sh$/ && prog() !~ ok { print prog() }' \
+		"$STAGE/tests/run.list" | tr '\n' ' ')
 	[ -z "$bad" ] || [ -z "${GPSPHC_TESTS:-}" ] ||
 		die "the $ARCH guest cannot run $bad(no Python, bash or iproute2 for $ARCH)"
-	awk -v ok="$arm_ok" '$1 !~ /\.sh$/ || $1 ~ ok' \
+	awk -v ok="$arm_ok" "$PROG_AWK"' prog() !~ /\.sh$/ || prog() ~ ok' \
 		"$STAGE/tests/run.list" >"$STAGE/tests/run.list.new"
 	mv "$STAGE/tests/run.list.new" "$STAGE/tests/run.list"
 fi

@@ -199,6 +199,21 @@ static void extts_drain(int fd)
 }
 
 /*
+ * GPSPHC_PHC_PORT=N puts every receiver on fake port N, for fixtures of
+ * one receiver: make check's timed guests run lock, leap and tsnl so,
+ * beside the other fixtures on ports 0 to 2 (run_tests.sh's "&").
+ */
+static int phc_port(struct __test_metadata *_metadata, int i, int port)
+{
+	const char *env = getenv("GPSPHC_PHC_PORT");
+
+	if (!env || !*env)
+		return port;
+	ASSERT_EQ(0, i) TH_LOG("GPSPHC_PHC_PORT=%s: this test has two receivers", env);
+	return atoi(env);
+}
+
+/*
  * Attach the discipline to fake port @port as receiver @i: its gpsphc
  * device, /dev/ptpN open with EXTTS on, the generator reset.
  */
@@ -208,6 +223,7 @@ static void rx_attach(struct __test_metadata *_metadata, struct ctx *c, int i,
 	struct rx *rx = &c->rx[i];
 	int ret;
 
+	port = phc_port(_metadata, i, port);
 	memset(rx, 0, sizeof(*rx));
 	rx->port = port;
 	rx->tty_fd = rx->ptp_fd = -1;
