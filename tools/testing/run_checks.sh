@@ -26,8 +26,8 @@ set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 CACHE=${GPSPHC_CACHE:-/var/cache/gpsphc}
 VM_TIMEOUT=${VM_TIMEOUT:-900}
-results=$(mktemp) latency=$(mktemp)
-trap 'rm -f "$results" "$latency"' EXIT
+results=$(mktemp) latency=$(mktemp) whys=$(mktemp)
+trap 'rm -f "$results" "$latency" "$whys"' EXIT
 
 # tally WHERE: read TAP on stdin, echo it with WHERE prefixed to results.
 # (awk, not sed: WHERE may hold any character, e.g. the '/' of a path.)
@@ -64,7 +64,7 @@ step() {
 			next
 		}
 		/^# / { buf[n % 40] = $0; n++ }
-	' "$out"
+	' "$out" | tee -a "$whys"
 	grep '^# capture latency ' "$out" >>"$latency"
 	if [ $rc -ne 0 ] && ! grep -q '^not ok ' "$out"; then
 		echo "not ok [$where] $* exited with status $rc" | tee -a "$results"
@@ -248,7 +248,7 @@ fi
 # the other untimed guests' builds (their names).
 timed_done=$(mktemp -u) quiet_done=$(mktemp -u) arm_done=$(mktemp -u) untimed_done=$(mktemp -u)
 armhf_done=$(mktemp -u)
-trap 'rm -f "$results" "$latency" "$untimed_log" "$untimed_results" "$host_log" "$host_results" \
+trap 'rm -f "$results" "$latency" "$whys" "$untimed_log" "$untimed_results" "$host_log" "$host_results" \
 	"$timed_done" "$quiet_done" "$arm_done" "$untimed_done" "$armhf_done"' EXIT
 (
 	lane=$(sh -c 'echo $PPID')
@@ -403,6 +403,14 @@ wait $host
 cat "$host_log"
 cat "$host_results" >>"$results"
 echo "# total time $(( $(date +%s) - start )) s"
+# A CI log may show only its end: each failed test again, with the last
+# lines it said (all of them are above, after its step).
+awk '
+	function flush(  i) { for (i = (n > 6 ? n - 6 : 0); i < n; i++) print buf[i % 6] }
+	/^# ---- why / { flush(); print "# failed: " substr($0, 12); n = 0; next }
+	{ buf[n % 6] = $0; n++ }
+	END { flush() }
+' "$whys"
 awk '
 	/^not ok / { if ($0 ~ /# TODO/) skip++; else fail++; next }
 	/^ok / { if ($0 ~ /# SKIP/) skip++; else pass++ }
