@@ -52,11 +52,12 @@ receiver_edge() {
 # that port. RECEIVER_SKEW_S, if set, is added to every second it names
 # (a receiver whose time jumps).
 receiver() {
-	end=$(($(cut -d. -f1 /proc/uptime) + $1))
+	read -r up _ </proc/uptime
+	end=$((${up%.*} + $1))
 	last=$(receiver_edge)
 	seen=${last%% *}
-	s=
-	while [ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ]; do
+	s= next_s= next_sentence=
+	while read -r up _ </proc/uptime && [ "${up%.*}" -lt "$end" ]; do
 		last=$(receiver_edge)
 		key=${last%% *} mono=${last#* }
 		if [ -n "$key" ] && [ "$key" != none ] && [ "$key" != "$seen" ]; then
@@ -78,17 +79,36 @@ receiver() {
 			fi
 			[ "$mono" = - ] || RECEIVER_CTL=$SIM_CTL RECEIVER_S=$s RECEIVER_MONO=$mono
 			seen=$key
-			u=$((s + ${RECEIVER_SKEW_S:-0}))
-			[ -n "${2:-}" ] && [ "$s" -ge "$2" ] && u=$((u - 1))
-			t=$(date -u -d "@$u" +%H%M%S) d=$(date -u -d "@$u" +%d%m%y)
-			[ "$s" = "${2:-}" ] && t=235960
-			sentence=$(nmea "GPRMC,$t.00,A,4807.038,N,01131.000,E,0.0,0.0,$d,,,A")
-			sleep 0.15
+			if [ "$s" = "$next_s" ]; then
+				sentence=$next_sentence
+			else
+				sentence=$(receiver_sentence "$s" "${2:-}")
+			fi
+			# 150 ms after the edge where its stamp is known: a slow
+			# shell (armhf under TCG) has spent most of that already.
+			wait_ms=150
+			if [ "$mono" != - ]; then
+				wait_ms=$((150 - ($(uptime_cs) * 10 - mono / 1000000)))
+			fi
+			[ "$wait_ms" -le 0 ] || sleep "$((wait_ms / 1000)).$(printf %03d $((wait_ms % 1000)))"
 			printf '%s\n' "$sentence" >"$SIM_CTL/rx"
 			[ -z "${3:-}" ] || printf '%s\n' "$sentence" >"$3/rx" 2>/dev/null
+			# The next edge's sentence, while the shell waits for it.
+			next_s=$((s + 1))
+			next_sentence=$(receiver_sentence "$next_s" "${2:-}")
 		fi
 		sleep 0.05
 	done
+}
+
+# receiver_sentence S [LEAP_UTC]: the RMC sentence receiver() sends for
+# the edge it counts as POSIX second S.
+receiver_sentence() {
+	_u=$(($1 + ${RECEIVER_SKEW_S:-0}))
+	[ -n "${2:-}" ] && [ "$1" -ge "$2" ] && _u=$((_u - 1))
+	_t=$(date -u -d "@$_u" +%H%M%S) _d=$(date -u -d "@$_u" +%d%m%y)
+	[ "$1" = "${2:-}" ] && _t=235960
+	nmea "GPRMC,$_t.00,A,4807.038,N,01131.000,E,0.0,0.0,$_d,,,A"
 }
 
 # now_us: CLOCK_REALTIME in microseconds (busybox ts; its date has no %N).
