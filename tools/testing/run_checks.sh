@@ -164,9 +164,10 @@ TIMED_SKIP="$UNTIMED_TESTS gpio_test ynl_cli_test.sh gpsphc_usb_serial_test.sh"
 # no YNL client, DPLL or grandmaster chain. ts2phc 4.2 on armhf stops
 # after its first sentence (not investigated; ts2phc runs on the amd64
 # kernels).
-# phc_test's lock fixture runs on port 3 beside hostile_test's labels and
-# capabilities (ports 0 and 2), all waiting on pulses.
-ARM_TESTS="module_test ldisc_test netlink_test gpio_test stress_test ptp_race_test explore_test pps_test hangup_test GPSPHC_PHC_PORT=3,phc_test:-f,lock,& hostile_test:-f,labels,-f,caps hostile_test:-f,fuzz gpsphcd_test.sh phc2sys_test.sh"
+# Beside each other, all waiting on pulses: gpio_test (fake UART ports 2
+# and 3) and pps_test (port 1); phc_test's lock fixture on port 3 and
+# hostile_test's labels and capabilities (ports 0 and 2).
+ARM_TESTS="module_test ldisc_test netlink_test stress_test ptp_race_test explore_test gpio_test:& pps_test hangup_test GPSPHC_PHC_PORT=3,phc_test:-f,lock,& hostile_test:-f,labels,-f,caps hostile_test:-f,fuzz gpsphcd_test.sh phc2sys_test.sh"
 ARMHF_TESTS="$ARM_TESTS framing_test"
 UNTIMED_BUILD=$TOP/tools/testing/vm/build/untimed
 # The random soaks run for a set time, not a set count: the concurrency
