@@ -26,7 +26,6 @@
 #include <linux/minmax.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
 
 #else /* !__KERNEL__ */
 
@@ -64,9 +63,6 @@ typedef int64_t s64;
 #define GFP_KERNEL		0
 #define kzalloc(size, gfp)	calloc(1, (size))
 #define kfree(p)		free(p)
-
-/* lib/sort.c's sort(), without its swap function */
-#define sort(base, num, size, cmp, swap)	qsort(base, num, size, cmp)
 
 static inline u64 div_u64_rem(u64 dividend, u32 divisor, u32 *remainder)
 {

@@ -15,11 +15,22 @@
 #define SV_EST_MAX_NUM		65536U
 #define SV_EST_MAX_RAW		140737488355328ULL	/* 2^47 */
 
-static int sv_cmp_s64(const void *a, const void *b)
+/*
+ * An insertion sort: a few hundred comparisons at most, and no call
+ * through a pointer per comparison (sort()'s, a retpoline each), on the
+ * path of every edge while LOCKING (sv_kf_refit()).
+ */
+void gpsphc_sv_sort(s64 *v, u32 n)
 {
-	s64 x = *(const s64 *)a, y = *(const s64 *)b;
+	u32 i, j;
+	s64 x;
 
-	return x < y ? -1 : x > y;
+	for (i = 1; i < n; i++) {
+		x = v[i];
+		for (j = i; j && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
 }
 
 /*
@@ -57,7 +68,7 @@ static void sv_fit(struct gpsphc_servo_edge_rec *const *e, u32 m,
 		y = sv_sat_sub(sv_carry(e[i], at, *period), *phase);
 		v[i] = (s64)min_t(u64, sv_mag(y), SV_FIT_RESID_MAX);
 	}
-	sort(v, m, sizeof(*v), sv_cmp_s64, NULL);
+	gpsphc_sv_sort(v, m);
 	bound = SV_FIT_MAD_K * (u64)v[m / 2] + 1;
 	for (i = 0; i < m; i++) {
 		y = sv_sat_sub(sv_carry(e[i], at, *period), *phase);
@@ -141,13 +152,13 @@ u32 gpsphc_sv_estimate(struct gpsphc_servo *s,
 	}
 	if (!n)
 		return 0;
-	sort(v, n, sizeof(*v), sv_cmp_s64, NULL);
+	gpsphc_sv_sort(v, n);
 	period = v[n / 2];
 
 	/* Each input's raw time carried to @at's number: the median phase */
 	for (i = 0; i < m; i++)
 		v[i] = sv_carry(e[i], at, period);
-	sort(v, m, sizeof(*v), sv_cmp_s64, NULL);
+	gpsphc_sv_sort(v, m);
 	phase = v[m / 2];
 	sv_fit(e, m, at, v, &period, &phase);
 

@@ -114,6 +114,9 @@ struct gpsphc_servo_reject {
  * @r_n: edges in @r, up to 64.
  * @agile: edges left in which the lowest short score steers, after a
  *	surprise (an edge far off every prediction, yet taken).
+ * @refit: the filters started from the history's estimate, not a relock:
+ *	while LOCKING, each edge taken puts their line back on the
+ *	estimate (see sv_kf_refit()).
  */
 struct gpsphc_servo_bank {
 	struct gpsphc_servo_model m[GPSPHC_SERVO_MODELS];
@@ -129,6 +132,7 @@ struct gpsphc_servo_bank {
 	u64 r;
 	u32 r_n;
 	u32 agile;
+	bool refit;
 };
 
 /**
@@ -400,6 +404,8 @@ u32 gpsphc_sv_estimate(struct gpsphc_servo *s,
 		       const struct gpsphc_servo_edge_rec *at,
 		       s64 *period, u64 *raw_at);
 s64 gpsphc_sv_period_freq(const struct gpsphc_servo *s, s64 period);
+/* Sort @n values (at most GPSPHC_SERVO_HISTORY) in place, ascending */
+void gpsphc_sv_sort(s64 *v, u32 n);
 
 /* loop.c */
 /*

@@ -100,30 +100,17 @@ bool gpsphc_sv_in_noise(const struct gpsphc_servo *s, s64 off, u64 r,
 	       mag * mag <= SV_LOCK_SIGMAS * SV_LOCK_SIGMAS * r;
 }
 
-/*
- * Sort @v (@n values, at least 1, at most GPSPHC_SERVO_HISTORY) and
- * return its median. An insertion sort: a few hundred comparisons, and
- * no call through a pointer per comparison (sort()'s, a retpoline each),
- * on the interrupt's path.
- */
-static u64 sv_median(u64 *v, u32 n)
+/* Sort @v (@n values, at least 1) and return its median */
+static s64 sv_median(s64 *v, u32 n)
 {
-	u32 i, j;
-	u64 x;
-
-	for (i = 1; i < n; i++) {
-		x = v[i];
-		for (j = i; j && v[j - 1] > x; j--)
-			v[j] = v[j - 1];
-		v[j] = x;
-	}
+	gpsphc_sv_sort(v, n);
 	return n & 1 ? v[n / 2] : v[n / 2 - 1] / 2 + v[n / 2] / 2;
 }
 
 u64 gpsphc_sv_noise_median(const struct gpsphc_servo *s)
 {
-	u64 d[GPSPHC_SERVO_HISTORY], mid, mad;
 	const struct gpsphc_servo_edge_rec *a, *b;
+	s64 d[GPSPHC_SERVO_HISTORY], mid, mad;
 	u32 i, n = 0;
 
 	for (i = 1; i < s->hist_len; i++) {
@@ -132,17 +119,16 @@ u64 gpsphc_sv_noise_median(const struct gpsphc_servo *s)
 		if (a->coarse != s->coarse || b->coarse != s->coarse ||
 		    b->num != a->num + 1 || b->raw <= a->raw)
 			continue;
-		d[n++] = min_t(u64, b->raw - a->raw, 1ULL << 40);
+		d[n++] = (s64)min_t(u64, b->raw - a->raw, 1ULL << 40);
 	}
 	if (n < GPSPHC_SERVO_LOCK_EDGES)
 		return 0;
 	mid = sv_median(d, n);
 	for (i = 0; i < n; i++)
-		d[i] = min_t(u64, d[i] > mid ? d[i] - mid : mid - d[i],
-			     1ULL << 28);
+		d[i] = min_t(s64, abs(d[i] - mid), 1LL << 28);
 	mad = sv_median(d, n);
 	/* mad < 2^28: the product stays below 2^63 */
-	return div_u64(mad * mad * 100, SV_MAD_TO_VAR);
+	return div_u64((u64)(mad * mad) * 100, SV_MAD_TO_VAR);
 }
 
 /*
