@@ -34,7 +34,8 @@
  *                              status interrupt on (ms_enabled)
  *   ttyGPSSIM<N>/ms_enabled    ro 1 if CRTSCTS, !CLOCAL, N_PPS or TIOCMIWAIT
  *   ttyGPSSIM<N>/pulse_*       PPS generator: enable, ppb, jitter_ns, seed,
- *                              width_ms, miss, spike_ns, spike_every
+ *                              width_ms, phase_ms, miss, spike_ns,
+ *                              spike_every
  *
  * Locking: sp->mutex serialises every control operation against plugging
  * and unplugging the port; the uart port lock protects the modem lines and
@@ -80,6 +81,7 @@
 #define GSIM_PPB_MAX		100000000LL	/* +-10 % */
 #define GSIM_JITTER_MAX		100000000U	/* 100 ms standard deviation */
 #define GSIM_WIDTH_MAX		999		/* ms */
+#define GSIM_PHASE_MAX		999		/* ms after the whole raw second */
 
 struct gsim_edge {
 	u64	index;
@@ -99,6 +101,7 @@ struct gsim_pulse {
 	u32		jitter_ns;
 	u64		seed;
 	u32		width_ms;
+	u32		phase_ms;
 	u32		spike_ns;
 	u32		spike_every;
 	u64		miss[GSIM_MISS_MAX];
@@ -819,7 +822,7 @@ static void gsim_pulse_start(struct gsim_port *sp)
 	now = ktime_get_raw_ns();
 	/* t0: the next whole raw second at least one second from now */
 	p->base_ns = div64_u64(now + 2 * NSEC_PER_SEC - 1, NSEC_PER_SEC) *
-		     NSEC_PER_SEC;
+		     NSEC_PER_SEC + (s64)p->phase_ms * NSEC_PER_MSEC;
 	p->base_k = 0;
 	p->k = 0;
 	p->rng = p->seed;
@@ -932,6 +935,18 @@ static int gsim_pulse_width_ms_store(struct gsim_port *sp, char *buf)
 {
 	return gsim_store_u32(sp, buf, &sp->pulse.width_ms, 1,
 			      GSIM_WIDTH_MAX);
+}
+
+static int gsim_pulse_phase_ms_show(struct gsim_port *sp, char *buf,
+				    size_t size)
+{
+	return scnprintf(buf, size, "%u\n", READ_ONCE(sp->pulse.phase_ms));
+}
+
+static int gsim_pulse_phase_ms_store(struct gsim_port *sp, char *buf)
+{
+	return gsim_store_u32(sp, buf, &sp->pulse.phase_ms, 0,
+			      GSIM_PHASE_MAX);
 }
 
 static int gsim_pulse_spike_ns_show(struct gsim_port *sp, char *buf,
@@ -1240,6 +1255,8 @@ static const struct gsim_attr gsim_attrs[] = {
 				      gsim_pulse_seed_store },
 	{ "pulse_width_ms",	0644, gsim_pulse_width_ms_show,
 				      gsim_pulse_width_ms_store },
+	{ "pulse_phase_ms",	0644, gsim_pulse_phase_ms_show,
+				      gsim_pulse_phase_ms_store },
 	{ "pulse_miss",		0644, gsim_pulse_miss_show,
 				      gsim_pulse_miss_store },
 	{ "pulse_spike_ns",	0644, gsim_pulse_spike_ns_show,

@@ -387,6 +387,7 @@ static inline void sim_pulse_reset(int port)
 	sim_set(port, "pulse_ppb", "0");
 	sim_set(port, "pulse_jitter_ns", "0");
 	sim_set(port, "pulse_width_ms", "100");
+	sim_set(port, "pulse_phase_ms", "0");
 	sim_set(port, "pulse_miss", "\n");
 	sim_set(port, "pulse_spike_ns", "0");
 	sim_set(port, "pulse_spike_every", "0");

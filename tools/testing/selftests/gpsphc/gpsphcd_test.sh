@@ -244,8 +244,10 @@ steps0=$(cat "$dev/statistics/steps")
 dis0=$(cat "$dev/statistics/disagreements")
 klabels0=$(cat "$dev/statistics/labels")
 printed0=$(wc -l <"$work/jump.labels")
+# 9 s: 7 or 8 edges, 2 of them held; an arm guest's shell, slow to see
+# its first edge, sent 7 in 8 s.
 RECEIVER_SKEW_S=10
-receiver 8
+receiver 9
 RECEIVER_SKEW_S=
 steps=$(($(cat "$dev/statistics/steps") - steps0))
 dis=$(($(cat "$dev/statistics/disagreements") - dis0))

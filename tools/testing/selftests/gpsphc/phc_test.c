@@ -203,14 +203,20 @@ static void extts_drain(int fd)
  * one receiver: make check's timed guests run lock, leap and tsnl so,
  * beside the other fixtures on ports 0 to 2 (run_tests.sh's "&").
  */
-static int phc_port(struct __test_metadata *_metadata, int i, int port)
+static const char *phc_port_env(void)
 {
 	const char *env = getenv("GPSPHC_PHC_PORT");
 
-	if (!env || !*env)
+	return env && *env ? env : NULL;
+}
+
+static int phc_port(struct __test_metadata *_metadata, int i, int port)
+{
+	if (!phc_port_env())
 		return port;
-	ASSERT_EQ(0, i) TH_LOG("GPSPHC_PHC_PORT=%s: this test has two receivers", env);
-	return atoi(env);
+	ASSERT_EQ(0, i) TH_LOG("GPSPHC_PHC_PORT=%s: this test has two receivers",
+			       phc_port_env());
+	return atoi(phc_port_env());
 }
 
 /*
@@ -232,6 +238,14 @@ static void rx_attach(struct __test_metadata *_metadata, struct ctx *c, int i,
 	snprintf(rx->tty, sizeof(rx->tty), "ttyGPSSIM%d", port);
 	ASSERT_EQ(0, sim_port_present(port, 1));
 	sim_pulse_reset(port);
+	/*
+	 * Beside other tests, pulses half a second from theirs: pulses at
+	 * the same instants delay one another's edges, by about 100 us
+	 * under TCG, for as long as both run (a LOCKED servo saw that
+	 * step when the other test's pulses started, and relocked).
+	 */
+	if (phc_port_env())
+		ASSERT_EQ(0, sim_set(port, "pulse_phase_ms", "500"));
 	ASSERT_EQ(0, sim_set(port, "dcd", "0"));
 	rx->tty_fd = sim_tty_open(port, O_NONBLOCK);
 	ASSERT_LE(0, rx->tty_fd) TH_LOG("open /dev/%s: %s", rx->tty, strerror(-rx->tty_fd));
