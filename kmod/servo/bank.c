@@ -127,8 +127,9 @@
 
 /*
  * The history's inputs from which its estimate corrects the filters'
- * lines while LOCKING (five leave one spike out of the medians), and
- * how far off, in sigmas of the history's noise, they must be.
+ * lines while LOCKING (with five, the MAD of four intervals could read
+ * 1 us of jitter as 115 ns and move a clean stream's filters), and how
+ * far off, in sigmas of the history's noise, they must be.
  */
 #define SV_KF_REFIT_INPUTS	8U
 #define SV_KF_REFIT_SIGMAS	4U
@@ -374,10 +375,11 @@ static void sv_kf_start(struct gpsphc_servo *s,
  * more than SV_KF_REFIT_SIGMAS of the history's noise
  * (gpsphc_sv_noise_median()) off the history's robust estimate, which
  * is that line through the edges near the medians', every filter moves
- * by that difference of phase and period. A latency spike among the first edges, before the filters
- * screen, goes whole into their least-squares lines, which then converge
- * as 1/n: a 3.9 ms spike at the second edge left the clock 600 us off
- * 20 edges later (arm64 under TCG), never LOCKED. The estimate's medians
+ * by that difference of phase and period. A latency spike among the
+ * first edges, before the filters screen, goes whole into their
+ * least-squares lines, which then converge as 1/n: a 3.9 ms spike at the
+ * second edge left the clock 600 us off 20 edges later (arm64 under
+ * TCG), never LOCKED. The estimate's medians
  * leave such a spike out. The filters keep their scores, memories and
  * their differences, which tell the steadiest from the most wandering
  * once the pulses' rate moves; clean edges leave them alone.

@@ -115,8 +115,8 @@ struct gpsphc_servo_reject {
  * @agile: edges left in which the lowest short score steers, after a
  *	surprise (an edge far off every prediction, yet taken).
  * @refit: the filters started from the history's estimate, not a relock:
- *	while LOCKING, each edge taken puts their line back on the
- *	estimate (see sv_kf_refit()).
+ *	while LOCKING, each edge taken may move them onto the estimate
+ *	(see sv_kf_refit()).
  */
 struct gpsphc_servo_bank {
 	struct gpsphc_servo_model m[GPSPHC_SERVO_MODELS];
