@@ -75,6 +75,16 @@
 
 /* Edges allowed to reach LOCKED after the first label (contract: ~10-15). */
 #define LOCK_MAX_EDGES	20
+/*
+ * A capture spike: a stamp this late (under TCG, beside another test:
+ * 2.9 and 3.5 ms on armhf) is an outlier the servo must not lock
+ * through. It needs GPSPHC_SERVO_LOCK_EDGES clean edges after it, and
+ * one for the spike itself; the first LOCK_SPIKES such edges each give
+ * that many more edges to lock.
+ */
+#define LOCK_SPIKE_NS	LOCK_P90_NS
+#define LOCK_SPIKE_EDGES	5
+#define LOCK_SPIKES	2
 /* Locked edges measured. */
 #define MEASURE_EDGES	10
 /*
@@ -505,47 +515,8 @@ static int start_and_label(struct __test_metadata *_metadata, struct ctx *c,
 }
 
 /*
- * Run until the servo notifies LOCKED, labelling each edge with its true
- * second if @label_each: the number of edges it took, or -1 if @max
- * edges went by without. A gap of two or more missed pulses puts the
- * servo in HOLDOVER, from which it locks anew: the @max edges count
- * from the first edge after such a gap.
- */
-static int run_until_locked(struct __test_metadata *_metadata, struct ctx *c,
-			    struct rx *rx, bool label_each, int max)
-{
-	struct nlt_result res;
-	int i, idx, from = 0;
-
-	for (i = 1; i - from <= max; i++) {
-		/*
-		 * Two missed pulses in a row leave 3 s between edges, and
-		 * the wait begins 50 ms after the last: the next edge's
-		 * notification, from the event worker (a thread's timer on
-		 * PREEMPT_RT), may come later than 3 s from here.
-		 */
-		idx = wait_edge(c, rx, 4500);
-		ASSERT_LE(0, idx) TH_LOG("pulses stopped");
-		if (idx > 0 && rx->e[idx].k - rx->e[idx - 1].k > 2) {
-			TH_LOG("%ld s without a pulse before k=%ld, after %d edges: %d more to lock",
-			       rx->e[idx].k - rx->e[idx - 1].k, rx->e[idx].k, i - 1, max);
-			from = i - 1;
-		}
-		if (label_each && label_if_counted(_metadata, c, rx, idx, 0, &res))
-			EXPECT_EQ(0, res.err) TH_LOG("label of k=%ld refused: %s \"%s\"",
-						     rx->e[idx].k, strerror(res.err), res.ext_msg);
-		/* The STATE_NTF of this edge may trail its PPS_NTF a little. */
-		if (rx->state != GPSPHC_SERVO_LOCKED)
-			pump(c, 50);
-		if (rx->state == GPSPHC_SERVO_LOCKED)
-			return i;
-	}
-	return -1;
-}
-
-/*
  * The lateness of the stamps of edges [from, to) of @rx, and how many
- * were found: the fake UART's edges log has, for each edge, the
+ * of them have one: the fake UART's edges log has, for each edge, the
  * CLOCK_MONOTONIC_RAW instant the receiver meant (intended_ns) and the
  * raw time just before its DCD call, which finds the edge whose stamp
  * (raw, the same clock) came right after. The edges kept there (4096)
@@ -561,13 +532,63 @@ static int fill_lateness(struct rx *rx, int from, int to)
 			long long d = rx->e[i].raw - log[j].raw_ns;
 
 			if (d >= 0 && d < 10000000) {
-				found += !rx->e[i].has_late;
 				rx->e[i].late = rx->e[i].raw - log[j].intended_ns;
 				rx->e[i].has_late = true;
 			}
 		}
 	}
+	for (i = from; i < to; i++)
+		found += rx->e[i].has_late;
 	return found;
+}
+
+/*
+ * Run until the servo notifies LOCKED, labelling each edge with its true
+ * second if @label_each: the number of edges it took, or -1 if @max
+ * edges went by without. A gap of two or more missed pulses puts the
+ * servo in HOLDOVER, from which it locks anew: the @max edges count
+ * from the first edge after such a gap. A stamp that the fake UART's
+ * log shows LOCK_SPIKE_NS late breaks the run of locked offsets, as it
+ * should: each of the first LOCK_SPIKES such stamps gives
+ * LOCK_SPIKE_EDGES more edges.
+ */
+static int run_until_locked(struct __test_metadata *_metadata, struct ctx *c,
+			    struct rx *rx, bool label_each, int max)
+{
+	struct nlt_result res;
+	int i, idx, from = 0, spikes = 0;
+
+	for (i = 1; i - from <= max; i++) {
+		/*
+		 * Two missed pulses in a row leave 3 s between edges, and
+		 * the wait begins 50 ms after the last: the next edge's
+		 * notification, from the event worker (a thread's timer on
+		 * PREEMPT_RT), may come later than 3 s from here.
+		 */
+		idx = wait_edge(c, rx, 4500);
+		ASSERT_LE(0, idx) TH_LOG("pulses stopped");
+		if (idx > 0 && rx->e[idx].k - rx->e[idx - 1].k > 2) {
+			TH_LOG("%ld s without a pulse before k=%ld, after %d edges: %d more to lock",
+			       rx->e[idx].k - rx->e[idx - 1].k, rx->e[idx].k, i - 1, max);
+			from = i - 1;
+		}
+		if (spikes < LOCK_SPIKES && fill_lateness(rx, idx, idx + 1) &&
+		    rx->e[idx].late > LOCK_SPIKE_NS) {
+			TH_LOG("k=%ld stamped %lld us late: %d more edges to lock",
+			       rx->e[idx].k, rx->e[idx].late / 1000, LOCK_SPIKE_EDGES);
+			from -= LOCK_SPIKE_EDGES;
+			spikes++;
+		}
+		if (label_each && label_if_counted(_metadata, c, rx, idx, 0, &res))
+			EXPECT_EQ(0, res.err) TH_LOG("label of k=%ld refused: %s \"%s\"",
+						     rx->e[idx].k, strerror(res.err), res.ext_msg);
+		/* The STATE_NTF of this edge may trail its PPS_NTF a little. */
+		if (rx->state != GPSPHC_SERVO_LOCKED)
+			pump(c, 50);
+		if (rx->state == GPSPHC_SERVO_LOCKED)
+			return i;
+	}
+	return -1;
 }
 
 /*
@@ -982,7 +1003,7 @@ FIXTURE_TEARDOWN(lock)
  * TAI second to within LOCK_P90_NS (90 %) and LOCK_MAX_NS (all). The
  * kernel counts the seconds itself, missed pulses included.
  */
-TEST_F_TIMEOUT(lock, locks_and_keeps_the_count, 90)
+TEST_F_TIMEOUT(lock, locks_and_keeps_the_count, 120)
 {
 	struct ctx *c = &self->c;
 	struct rx *rx = &c->rx[0];
