@@ -576,7 +576,7 @@ static int run_until_locked(struct __test_metadata *_metadata, struct ctx *c,
 		    rx->e[idx].late > LOCK_SPIKE_NS) {
 			TH_LOG("k=%ld stamped %lld us late: %d more edges to lock",
 			       rx->e[idx].k, rx->e[idx].late / 1000, LOCK_SPIKE_EDGES);
-			from -= LOCK_SPIKE_EDGES;
+			from += LOCK_SPIKE_EDGES;
 			spikes++;
 		}
 		if (label_each && label_if_counted(_metadata, c, rx, idx, 0, &res))
