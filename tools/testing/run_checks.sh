@@ -217,6 +217,8 @@ build() {
 		tail -n 30 "$log" >&2
 	fi
 }
+# What build() writes to the results, which the log prints once per lane.
+BUILD_LINE='^\(not \)\{0,1\}ok \[[^]]*\] build '
 # build_for PATTERN VMBUILD TESTS WHAT KVER...: build, with the soaks'
 # SOAK_ENV, the guests of the kernels whose name matches PATTERN; the
 # names of those built.
@@ -365,7 +367,7 @@ for kver in $KVERS; do
 		"$TIMED_SKIP" "timed tests")"
 done
 echo "${timed_built:- }" >"$timed_done"
-grep ' build gpsphc.ko' "$results"
+grep "$BUILD_LINE" "$results"
 
 # The timed lane: one guest at a time, as a guest is one single-threaded
 # TCG process and the clock tests measure its PPS edges. First the DCD
@@ -403,10 +405,12 @@ done
 echo "# timed lane done after $(( $(date +%s) - start )) s; the untimed lane:"
 wait $untimed
 cat "$untimed_log"
+grep "$BUILD_LINE" "$untimed_results"
 cat "$untimed_results" >>"$results"
 echo "# the host lane:"
 wait $host
 cat "$host_log"
+grep "$BUILD_LINE" "$host_results"
 cat "$host_results" >>"$results"
 echo "# total time $(( $(date +%s) - start )) s"
 # A CI log may show only its end: each failed test again, with the last
