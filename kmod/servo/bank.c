@@ -379,10 +379,10 @@ static void sv_kf_start(struct gpsphc_servo *s,
  * first edges, before the filters screen, goes whole into their
  * least-squares lines, which then converge as 1/n: a 3.9 ms spike at the
  * second edge left the clock 600 us off 20 edges later (arm64 under
- * TCG), never LOCKED. The estimate's medians
- * leave such a spike out. The filters keep their scores, memories and
- * their differences, which tell the steadiest from the most wandering
- * once the pulses' rate moves; clean edges leave them alone.
+ * TCG), never LOCKED. The estimate's medians leave such a spike out.
+ * The filters keep their scores, memories and their differences, which
+ * tell the steadiest from the most wandering once the pulses' rate
+ * moves; clean edges leave them alone.
  */
 static void sv_kf_refit(struct gpsphc_servo *s,
 			const struct gpsphc_servo_edge_rec *rec)
