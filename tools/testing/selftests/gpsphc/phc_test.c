@@ -568,10 +568,10 @@ static long long median_lateness(const struct rx *rx, int from, int to)
 }
 
 /*
- * The edge among the LOCK_SHIFT_WINDOW up to @idx (not before @from)
- * stamped LOCK_SHIFT_NS later than @base, or -1.
+ * The first of the LOCK_SHIFT_WINDOW edges up to @idx (not before @from)
+ * whose stamp came more than @over late, by the fake UART's log, or -1.
  */
-static int capture_shift(struct rx *rx, int from, int idx, long long base)
+static int late_edge(struct rx *rx, int from, int idx, long long over)
 {
 	int i = idx + 1 - LOCK_SHIFT_WINDOW;
 
@@ -579,7 +579,7 @@ static int capture_shift(struct rx *rx, int from, int idx, long long base)
 		i = from;
 	fill_lateness(rx, i, idx + 1);
 	for (; i <= idx; i++)
-		if (rx->e[i].has_late && rx->e[i].late > base + LOCK_SHIFT_NS)
+		if (rx->e[i].has_late && rx->e[i].late > over)
 			return i;
 	return -1;
 }
@@ -614,8 +614,7 @@ static int run_until_locked(struct __test_metadata *_metadata, struct ctx *c,
 			       rx->e[idx].k - rx->e[idx - 1].k, rx->e[idx].k, i - 1, max);
 			from = i - 1;
 		}
-		if (spikes < LOCK_SPIKES && fill_lateness(rx, idx, idx + 1) &&
-		    rx->e[idx].late > LOCK_SPIKE_NS) {
+		if (spikes < LOCK_SPIKES && late_edge(rx, idx, idx, LOCK_SPIKE_NS) >= 0) {
 			TH_LOG("k=%ld stamped %lld us late: %d more edges to lock",
 			       rx->e[idx].k, rx->e[idx].late / 1000, LOCK_SPIKE_EDGES);
 			from += LOCK_SPIKE_EDGES;
@@ -1097,7 +1096,7 @@ TEST_F_TIMEOUT(lock, locks_and_keeps_the_count, 150)
 		if (rx->e[idx].state == GPSPHC_SERVO_LOCKED)
 			taken++;
 		if (!relock_room && rx->e[idx].state == GPSPHC_SERVO_LOCKING) {
-			shift = capture_shift(rx, locked_at, idx, base);
+			shift = late_edge(rx, locked_at, idx, base + LOCK_SHIFT_NS);
 			if (shift >= 0) {
 				TH_LOG("k=%ld stamped %lld us late (median before the lock: %lld us), LOCKING at k=%ld: %d more edges",
 				       rx->e[shift].k, rx->e[shift].late / 1000, base / 1000,
